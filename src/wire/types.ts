@@ -1,0 +1,162 @@
+/**
+ * The daemon wire: records, receipts and codes, as `shared/design/daemon-wire.md` defines them.
+ * The schemas check every payload at the boundary; the types are inferred from them so the two
+ * cannot drift. `mocks/` imports only the types and the code lists from here.
+ */
+import { z } from 'zod'
+
+/** Classes the tier 2 scheduler may retry on its own. */
+export const TRANSIENT_RETRY_CLASSES = ['rate_limited', 'overloaded', 'unavailable', 'network', 'timeout'] as const
+/** Classes that are never retried automatically, whatever `retryable` says. */
+export const TERMINAL_RETRY_CLASSES = [
+  'context_overflow',
+  'auth_failed',
+  'credentials_unresolved',
+  'spend_limit_exceeded',
+  'quota_exhausted',
+  'rejected',
+  'answer',
+] as const
+export const RETRY_CLASSES = [...TRANSIENT_RETRY_CLASSES, ...TERMINAL_RETRY_CLASSES] as const
+export type RetryClass = (typeof RETRY_CLASSES)[number]
+export type TransientRetryClass = (typeof TRANSIENT_RETRY_CLASSES)[number]
+
+/** Codes carried by stream `error` events and failed messages (the design page's error table). */
+export const ERROR_CODES = [
+  'answer_empty',
+  'answer_tool_text',
+  'answer_tool_call',
+  'answer_too_long',
+  'answer_failed',
+  'answer_not_saved',
+  'search_failed',
+  'stream_ended',
+  'stream_lagged',
+  'model_out_of_credit',
+  'model_rate_limited',
+  'model_unavailable',
+  'model_unreachable',
+  'model_rejected',
+  'context_overflow',
+  'credentials_unresolved',
+  'spend_limit_exceeded',
+  'quota_exhausted',
+] as const
+export type ErrorCode = (typeof ERROR_CODES)[number]
+
+/** Codes carried by refused requests (the endpoint table, plus the ones any endpoint may answer). */
+export const REFUSAL_CODES = [
+  'invalid_request',
+  'session_not_found',
+  'message_duplicate',
+  'content_empty',
+  'content_too_long',
+  'message_not_found',
+  'not_operator_message',
+  'run_not_found',
+  'unauthorized',
+  'internal_error',
+  'daemon_unavailable',
+] as const
+export type RefusalCode = (typeof REFUSAL_CODES)[number]
+
+/** Longest operator message the daemon accepts, in characters. */
+export const MAX_CONTENT_LENGTH = 32_000
+
+const id = z.string().min(1)
+const epochMs = z.number().finite()
+
+export const sessionSchema = z.object({
+  id,
+  title: z.string(),
+  status: z.enum(['idle', 'running']),
+  created_at: epochMs,
+  updated_at: epochMs,
+})
+export type Session = z.infer<typeof sessionSchema>
+
+/**
+ * A retry classification as persisted on a failed message or run. `retry_class` is kept as a
+ * string: a class this client does not know must still load (and must never arm tier 2).
+ * `retry_after_until` is kept loose for the same reason; the schedule decides what to trust.
+ */
+export const retryClassificationSchema = z.object({
+  retryable: z.boolean(),
+  retry_class: z.string(),
+  retry_after_until: z.number().optional(),
+})
+export type RetryClassification = z.infer<typeof retryClassificationSchema>
+
+export const wireErrorSchema = z.object({ code: z.string(), message: z.string() })
+export type WireError = z.infer<typeof wireErrorSchema>
+
+export const messageStatusSchema = z.enum(['queued', 'streaming', 'complete', 'failed', 'cancelled'])
+export type MessageStatus = z.infer<typeof messageStatusSchema>
+
+export const messageSchema = z.object({
+  id,
+  session_id: id,
+  role: z.enum(['operator', 'agent']),
+  content: z.string(),
+  created_at: epochMs,
+  superseded: z.boolean(),
+  client_message_id: z.string().optional(),
+  reply_to: z.string().optional(),
+  run_id: z.string().optional(),
+  status: messageStatusSchema.optional(),
+  error: wireErrorSchema.optional(),
+  retry: retryClassificationSchema.optional(),
+})
+export type Message = z.infer<typeof messageSchema>
+
+export const runStatusSchema = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled'])
+export type RunStatus = z.infer<typeof runStatusSchema>
+
+export const runSchema = z.object({
+  id,
+  session_id: id,
+  anchor_message_id: id,
+  reply_message_id: id,
+  status: runStatusSchema,
+  error: wireErrorSchema.optional(),
+  retry: retryClassificationSchema.optional(),
+})
+export type Run = z.infer<typeof runSchema>
+
+export const sessionListSchema = z.object({ sessions: z.array(sessionSchema) })
+export const messageListSchema = z.object({ messages: z.array(messageSchema) })
+export const sendReceiptSchema = z.object({ message_id: id, run_id: id, queued: z.boolean() })
+export type SendReceipt = z.infer<typeof sendReceiptSchema>
+export const regenerateReceiptSchema = z.object({ run_id: id, superseded: z.array(z.string()), queued: z.boolean() })
+export type RegenerateReceipt = z.infer<typeof regenerateReceiptSchema>
+export const cancelReceiptSchema = z.object({ run_id: id, status: runStatusSchema })
+export type CancelReceipt = z.infer<typeof cancelReceiptSchema>
+
+/** The body of every refusal, and of a JSON stream `error` event. */
+export const refusalBodySchema = z.object({ error: z.string(), code: z.string() })
+export type RefusalBody = z.infer<typeof refusalBodySchema>
+
+export type SendBody = { content: string; client_message_id: string }
+
+/** Data of each stream event, by event name. */
+export const streamEventSchemas = {
+  queued: z.object({ position: z.number() }),
+  start: z.object({ message_id: id }),
+  delta: z.object({ text: z.string() }),
+  done: z.object({ message_id: id }),
+  cancelled: z.object({ message_id: id }),
+} as const
+
+export type StreamFrame =
+  | { type: 'queued'; id: number; position: number }
+  | { type: 'start'; id: number; message_id: string }
+  | { type: 'delta'; id: number; text: string }
+  | { type: 'done'; id: number; message_id: string }
+  | { type: 'cancelled'; id: number; message_id: string }
+  | { type: 'error'; id: number; code: string | undefined; message: string }
+
+export type StreamEventName = StreamFrame['type']
+export const TERMINAL_EVENTS: ReadonlySet<StreamEventName> = new Set(['done', 'cancelled', 'error'])
+
+/** All paths are under this prefix. */
+export const API_PREFIX = '/api/v1'

@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs'
+import { defineConfig, loadEnv, type Plugin } from 'vite'
+import react from '@vitejs/plugin-react'
+
+const WORKER = 'mockServiceWorker.js'
+const workerSource = () => readFileSync(new URL(`./mocks/public/${WORKER}`, import.meta.url), 'utf8')
+
+/**
+ * Serves MSW's worker in mock mode only. It lives outside `public/` so that the production
+ * build carries no service worker at all.
+ */
+function mockWorker(enabled: boolean): Plugin {
+  return {
+    name: 'rebound-mock-worker',
+    configureServer(server) {
+      if (!enabled) return
+      server.middlewares.use(`/${WORKER}`, (_req, res) => {
+        res.setHeader('content-type', 'text/javascript')
+        res.end(workerSource())
+      })
+    },
+    generateBundle() {
+      if (enabled) this.emitFile({ type: 'asset', fileName: WORKER, source: workerSource() })
+    },
+  }
+}
+
+export default defineConfig(({ command, mode }) => {
+  const env = loadEnv(mode, process.cwd(), 'VITE_')
+  const daemonUrl = env.VITE_DAEMON_URL ?? process.env.VITE_DAEMON_URL ?? ''
+  // Mock mode: the dev server with no daemon URL, or an explicit `--mode mock` build (the static demo).
+  const mock = mode === 'mock' || (command === 'serve' && mode !== 'production' && daemonUrl === '')
+  // In dev the client always talks to its own origin; the dev server proxies to the daemon.
+  const apiBase = command === 'build' && !mock ? daemonUrl.replace(/\/$/, '') : ''
+  return {
+    plugins: [react(), mockWorker(mock)],
+    define: {
+      __MOCK_DAEMON__: JSON.stringify(mock),
+      __API_BASE__: JSON.stringify(apiBase),
+    },
+    server: {
+      port: 5173,
+      strictPort: true,
+      proxy: daemonUrl
+        ? {
+            '/api': { target: daemonUrl, changeOrigin: true },
+            '/__mock': { target: daemonUrl, changeOrigin: true },
+          }
+        : undefined,
+    },
+  }
+})
