@@ -1,0 +1,177 @@
+/**
+ * Follows a run's event stream: `fetch` + AbortController, `eventsource-parser` for the framing,
+ * typed frames out. A connection that ends without a terminal event is not the end of the run:
+ * it reattaches with `Last-Event-ID`, backing off, and only gives up with `stream_ended`.
+ */
+import { createParser, type EventSourceMessage } from 'eventsource-parser'
+import { isAbortError, RefusalError, StreamFailure, TransportError } from './errors'
+import type { DaemonClient } from './http'
+import { refusalBodySchema, streamEventSchemas, type StreamFrame } from './types'
+
+export type TerminalFrame = Extract<StreamFrame, { type: 'done' | 'cancelled' | 'error' }>
+
+export type FollowRunOptions = {
+  client: Pick<DaemonClient, 'openEvents'>
+  sessionId: string
+  runId: string
+  /** Resume after this event (a reattachment after a reload); undefined replays from the start. */
+  lastEventId?: number
+  signal: AbortSignal
+  onFrame: (frame: StreamFrame) => void
+  /** Reattachments in a row that bring no new event before giving up. */
+  maxReattach?: number
+  /** Wait before reattachment n (1-based). */
+  backoffMs?: (attempt: number) => number
+}
+
+/** Longest plain-text error frame kept as it came. */
+const RAW_FRAME_LIMIT = 500
+
+export const DEFAULT_MAX_REATTACH = 4
+export const defaultBackoffMs = (attempt: number) => Math.min(250 * 2 ** (attempt - 1), 4000)
+
+/**
+ * Reads the run's events until a terminal frame, which it returns (after passing it to `onFrame`).
+ * Rejects with RefusalError when the daemon refuses the stream (e.g. 404 run_not_found),
+ * StreamFailure('stream_ended') when reattaching is exhausted, or an AbortError when `signal` aborts.
+ */
+export async function followRun(options: FollowRunOptions): Promise<TerminalFrame> {
+  const { client, sessionId, runId, signal, onFrame } = options
+  const maxReattach = options.maxReattach ?? DEFAULT_MAX_REATTACH
+  const backoffMs = options.backoffMs ?? defaultBackoffMs
+  let lastEventId = options.lastEventId
+  let failures = 0
+
+  for (;;) {
+    signal.throwIfAborted()
+    const before = lastEventId
+    let terminal: TerminalFrame | undefined
+    let lagged = false
+    try {
+      const response = await client.openEvents(sessionId, runId, lastEventId, signal)
+      await readEvents(response, signal, (frame) => {
+        lastEventId = frame.id
+        // The connection fell behind the broadcast: the run goes on, so pick it up again.
+        if (frame.type === 'error' && (frame.code === 'stream_lagged' || frame.code === 'stream_ended')) {
+          lagged = true
+          return
+        }
+        onFrame(frame)
+        if (frame.type === 'done' || frame.type === 'cancelled' || frame.type === 'error') terminal = frame
+      })
+    } catch (error) {
+      if (isAbortError(error) || signal.aborted) throw abortReason(signal, error)
+      // A refusal (run_not_found, unauthorized…) will not change by asking again.
+      if (error instanceof RefusalError) throw error
+      if (!(error instanceof TransportError) && !(error instanceof TypeError)) throw error
+    }
+    if (terminal) return terminal
+
+    failures = lastEventId !== before || lagged ? 1 : failures + 1
+    if (failures > maxReattach) throw new StreamFailure('stream_ended', 'The live connection ended before the run finished.')
+    await sleep(lagged ? 0 : backoffMs(failures), signal)
+  }
+}
+
+/** Feeds the body through the SSE parser, handing each readable frame to `onFrame`. Resolves when the body ends. */
+async function readEvents(response: Response, signal: AbortSignal, onFrame: (frame: StreamFrame) => void): Promise<void> {
+  if (!response.body) return
+  let stopped = false
+  const parser = createParser({
+    onEvent(event) {
+      if (stopped) return
+      const frame = toFrame(event)
+      if (!frame) return
+      onFrame(frame)
+      if (frame.type === 'done' || frame.type === 'cancelled' || frame.type === 'error') stopped = true
+    },
+  })
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+  const onAbort = () => void reader.cancel().catch(() => undefined)
+  signal.addEventListener('abort', onAbort, { once: true })
+  try {
+    while (!stopped) {
+      const { value, done } = await reader.read()
+      if (done) break
+      parser.feed(value)
+    }
+  } catch (error) {
+    if (signal.aborted) throw abortReason(signal, error)
+    throw new TransportError(error instanceof Error ? error.message : String(error), { cause: error })
+  } finally {
+    signal.removeEventListener('abort', onAbort)
+    // A terminal frame ends our interest; let go of the connection without waiting on it.
+    if (stopped) void reader.cancel().catch(() => undefined)
+  }
+}
+
+/**
+ * Turns one SSE event into a typed frame, or undefined for what cannot be read: an event with no
+ * numeric id, an unknown event name, or data that does not match its event. Skipping is what the
+ * SSE spec asks of a reader; the run's final state still arrives from history.
+ */
+export function toFrame(event: EventSourceMessage): StreamFrame | undefined {
+  const id = Number(event.id)
+  if (event.id === undefined || event.id === '' || !Number.isFinite(id)) return undefined
+  if (event.event === 'error') return { type: 'error', id, ...errorData(event.data) }
+  const name = event.event
+  if (name !== 'queued' && name !== 'start' && name !== 'delta' && name !== 'done' && name !== 'cancelled') return undefined
+  let data: unknown
+  try {
+    data = JSON.parse(event.data)
+  } catch {
+    return undefined
+  }
+  switch (name) {
+    case 'queued': {
+      const parsed = streamEventSchemas.queued.safeParse(data)
+      return parsed.success ? { type: 'queued', id, position: parsed.data.position } : undefined
+    }
+    case 'start': {
+      const parsed = streamEventSchemas.start.safeParse(data)
+      return parsed.success ? { type: 'start', id, message_id: parsed.data.message_id } : undefined
+    }
+    case 'delta': {
+      const parsed = streamEventSchemas.delta.safeParse(data)
+      return parsed.success ? { type: 'delta', id, text: parsed.data.text } : undefined
+    }
+    case 'done':
+    case 'cancelled': {
+      const parsed = streamEventSchemas[name].safeParse(data)
+      return parsed.success ? { type: name, id, message_id: parsed.data.message_id } : undefined
+    }
+  }
+}
+
+/** An `error` frame's data: the refusal envelope, or plain text from an older daemon, shown as it came. */
+function errorData(data: string): { code: string | undefined; message: string } {
+  try {
+    const parsed = refusalBodySchema.safeParse(JSON.parse(data))
+    if (parsed.success) return { code: parsed.data.code, message: parsed.data.error }
+  } catch {
+    // not JSON
+  }
+  const text = data.trim()
+  return { code: undefined, message: text.length > RAW_FRAME_LIMIT ? `${text.slice(0, RAW_FRAME_LIMIT)}…` : text }
+}
+
+function abortReason(signal: AbortSignal, error: unknown): unknown {
+  if (signal.reason !== undefined) return signal.reason
+  return error
+}
+
+/** Waits `ms` on `setTimeout` (so fake timers drive it), rejecting at once if `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(abortReason(signal, new DOMException('Aborted', 'AbortError')))
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(abortReason(signal, new DOMException('Aborted', 'AbortError')))
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
