@@ -1,0 +1,60 @@
+/**
+ * Times shown next to a retry. Both are plain functions of their arguments (no clock read here),
+ * so the caller's `now` and fake timers decide what they print.
+ */
+
+/**
+ * The wall-clock time of `deadline` in the operator's time zone, for "retry after HH:MM".
+ *
+ * - Same local day as `now`: the time only, 24-hour ("09:05"; zh "09:05").
+ * - Another day this year: month and day too (en "Dec 3, 09:05"; zh "12月3日 09:05").
+ * - Another year: the year too (en "Dec 3, 2027, 09:05"; zh "2027年12月3日 09:05").
+ *
+ * Always a 24-hour clock (`hourCycle: 'h23'`): the design shows HH:MM, and a deadline hours away
+ * must not hinge on reading AM/PM. `lng` is any BCP 47 tag; one Intl cannot use falls back to
+ * the runtime's default locale rather than throwing in the middle of a render.
+ */
+export function formatClockTime(deadline: number, now: number, lng: string): string {
+  const at = new Date(deadline)
+  const today = new Date(now)
+  const sameYear = at.getFullYear() === today.getFullYear()
+  const sameDay = sameYear && at.getMonth() === today.getMonth() && at.getDate() === today.getDate()
+  const options: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }
+  if (!sameDay) {
+    options.month = 'short'
+    options.day = 'numeric'
+    if (!sameYear) options.year = 'numeric'
+  }
+  return dateTimeFormat(lng, options).format(at)
+}
+
+/**
+ * A countdown for `ms` left, as "m:ss" ("0:05", "2:05", "5:00"), or "h:mm:ss" from an hour on.
+ * Rounds up to whole seconds, so it never reads "0:00" while the wait is still running; negative
+ * or non-finite input reads "0:00". Digits and colons only: the same in every language, so the
+ * caller puts it inside a worded sentence.
+ */
+export function formatCountdown(ms: number): string {
+  const total = countdownSeconds(ms)
+  const hours = Math.floor(total / 3600)
+  const minutes = Math.floor((total % 3600) / 60)
+  const seconds = String(total % 60).padStart(2, '0')
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`
+}
+
+/**
+ * Whole seconds left in a wait of `ms`, rounded up (for "Retrying in {{seconds}} s"); 0 when the
+ * wait is over or `ms` is not a finite number.
+ */
+export function countdownSeconds(ms: number): number {
+  return Number.isFinite(ms) && ms > 0 ? Math.ceil(ms / 1000) : 0
+}
+
+function dateTimeFormat(lng: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  try {
+    return new Intl.DateTimeFormat(lng, options)
+  } catch {
+    // A malformed tag (e.g. "en_US") throws RangeError; a time in the default locale beats none.
+    return new Intl.DateTimeFormat(undefined, options)
+  }
+}
