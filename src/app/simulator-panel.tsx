@@ -1,0 +1,87 @@
+/**
+ * The fault simulator, shown only with the in-browser mock daemon: queue outcomes for the next
+ * runs and sends (the same plan as `?faults=` and `window.__mockDaemon.plan`), see what is still
+ * pending, and reset the daemon.
+ */
+import { useQueryClient } from '@tanstack/react-query'
+import { useState, type FormEvent } from 'react'
+import { useTranslation } from 'react-i18next'
+import { SIMPLE_OUTCOMES } from '../../mocks/faults'
+
+const QUICK = ['ok', 'slow', 'hang', 'rate_limited', 'quota:50', 'overloaded', 'auth_failed', 'context_overflow', 'code:answer_empty', 'unknown_code', 'raw', 'drop', 'accept_then_drop', 'send_error'] as const
+
+export default function SimulatorPanel() {
+  const { t } = useTranslation()
+  const queryClient = useQueryClient()
+  const daemon = window.__mockDaemon
+  const [plan, setPlan] = useState<string[]>(() => daemon?.state().plan ?? [])
+  const [text, setText] = useState('')
+  const [error, setError] = useState<string>()
+  if (!daemon) return null
+
+  const apply = (faults: string[]) => {
+    try {
+      setPlan(daemon.plan(faults))
+      setError(undefined)
+    } catch (e) {
+      setError(t('simulator.invalid', { detail: e instanceof Error ? e.message : String(e) }))
+    }
+  }
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault()
+    const faults = text.split(',').map((s) => s.trim()).filter(Boolean)
+    apply(faults)
+    if (faults.length > 0) setText('')
+  }
+
+  return (
+    <details className="simulator" onToggle={() => setPlan(daemon.state().plan)}>
+      <summary>{t('simulator.title')}</summary>
+      <p>
+        {t('simulator.pending')}: <code>{plan.length > 0 ? plan.join(', ') : t('simulator.none')}</code>
+      </p>
+      <div className="simulator__row">
+        {QUICK.map((outcome) => (
+          <button key={outcome} type="button" className="button" onClick={() => apply([...daemon.state().plan, outcome])}>
+            {outcome}
+          </button>
+        ))}
+      </div>
+      <form className="simulator__row" onSubmit={onSubmit}>
+        <label className="visually-hidden" htmlFor="simulator-plan">
+          {t('simulator.pending')}
+        </label>
+        <input id="simulator-plan" value={text} list="simulator-outcomes" placeholder={t('simulator.placeholder')} onChange={(e) => setText(e.target.value)} />
+        <datalist id="simulator-outcomes">
+          {SIMPLE_OUTCOMES.map((o) => (
+            <option key={o} value={o} />
+          ))}
+        </datalist>
+        <button type="submit" className="button">
+          {t('simulator.apply')}
+        </button>
+      </form>
+      {error ? (
+        <p className="failure" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <div className="simulator__row">
+        <button type="button" className="button" onClick={() => apply([])}>
+          {t('simulator.clear')}
+        </button>
+        <button
+          type="button"
+          className="button"
+          onClick={() => {
+            daemon.reset()
+            setPlan([])
+            void queryClient.invalidateQueries()
+          }}
+        >
+          {t('simulator.reset')}
+        </button>
+      </div>
+    </details>
+  )
+}

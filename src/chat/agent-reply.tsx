@@ -1,0 +1,80 @@
+import { useId, useState, type ReactNode } from 'react'
+import { useTranslation } from 'react-i18next'
+import type { Message } from '../wire/types'
+import { FailureNotice } from './failure-notice'
+import { isActive } from './transcript-model'
+
+export type AgentReplyProps = {
+  message: Message
+  /** Replies this one replaced, oldest first; shown read-only on request. */
+  earlier?: Message[]
+  /** Queue position while queued, when the stream told it. */
+  position?: number
+  onStop?: () => void
+  onRegenerate?: () => void
+  /** Busy while a stop or regenerate request is in flight. */
+  busy?: boolean
+  /** The retry scheduler's status for this reply, when it has one. */
+  retry?: ReactNode
+}
+
+/** One agent reply in the main flow: its text (always as text), status, failure and actions. */
+export function AgentReply({ message, earlier = [], position, onStop, onRegenerate, busy = false, retry }: AgentReplyProps) {
+  const { t } = useTranslation()
+  const [showEarlier, setShowEarlier] = useState(false)
+  const earlierId = useId()
+  const status = message.status ?? 'complete'
+  const active = isActive(message)
+  const statusText =
+    status === 'queued' && position !== undefined && position > 0 ? t('status.queuedPosition', { position }) : t(`status.${status}`)
+
+  return (
+    <article className={`message message--agent message--${status}`} aria-label={t('transcript.agent')} data-status={status}>
+      <header className="message__meta">
+        <span className="message__author">{t('transcript.agent')}</span>
+        <span className={`badge badge--${status}`} role="status">
+          {statusText}
+        </span>
+      </header>
+      {message.content || status === 'streaming' ? (
+        <div className="message__body" aria-busy={status === 'streaming'}>
+          {message.content}
+          {status === 'streaming' ? <span className="caret" aria-hidden="true" /> : null}
+        </div>
+      ) : null}
+      {status === 'failed' ? <FailureNotice error={message.error} /> : null}
+      {retry}
+      <div className="message__actions">
+        {active && onStop ? (
+          <button type="button" className="button button--stop" onClick={onStop} disabled={busy}>
+            {t('actions.stop')}
+          </button>
+        ) : null}
+        {!active && onRegenerate ? (
+          <button type="button" className="button" onClick={onRegenerate} disabled={busy}>
+            {t('actions.regenerate')}
+          </button>
+        ) : null}
+        {earlier.length > 0 ? (
+          <button type="button" className="button button--link" aria-expanded={showEarlier} aria-controls={earlierId} onClick={() => setShowEarlier((v) => !v)}>
+            {showEarlier ? t('transcript.hideEarlierVersions') : t('transcript.earlierVersions', { count: earlier.length })}
+          </button>
+        ) : null}
+      </div>
+      {earlier.length > 0 && showEarlier ? (
+        <ol className="earlier" id={earlierId}>
+          {earlier.map((m, i) => (
+            <li key={m.id} className="earlier__item" data-status={m.status}>
+              <div className="message__meta">
+                <span>{t('transcript.earlierVersion', { n: i + 1 })}</span>
+                <span className={`badge badge--${m.status ?? 'complete'}`}>{t(`status.${m.status ?? 'complete'}`)}</span>
+              </div>
+              {m.content ? <div className="message__body">{m.content}</div> : null}
+              {m.status === 'failed' ? <FailureNotice error={m.error} /> : null}
+            </li>
+          ))}
+        </ol>
+      ) : null}
+    </article>
+  )
+}

@@ -1,0 +1,77 @@
+import { forwardRef, useState, type KeyboardEvent, type FormEvent } from 'react'
+import { useTranslation } from 'react-i18next'
+import { MAX_CONTENT_LENGTH } from '../wire/types'
+
+export type ComposerProps = {
+  value: string
+  onChange: (value: string) => void
+  /** Called with the text to send; the composer is locked until it settles. */
+  onSubmit: (content: string) => void
+  /** True while a send is on the wire: the text stays in the box, read-only, until the daemon accepts it. */
+  sending?: boolean
+  disabled?: boolean
+  /** A worded refusal of the last send, shown under the box. */
+  error?: string
+}
+
+/**
+ * The message box. Enter sends, Shift+Enter adds a line, Enter while an IME is composing does
+ * nothing, and empty or over-long text cannot be sent.
+ */
+export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function Composer(
+  { value, onChange, onSubmit, sending = false, disabled = false, error },
+  ref,
+) {
+  const { t } = useTranslation()
+  const [composing, setComposing] = useState(false)
+  const over = value.length - MAX_CONTENT_LENGTH
+  const blank = value.trim() === ''
+  const canSend = !blank && over <= 0 && !sending && !disabled
+
+  const submit = () => {
+    if (canSend) onSubmit(value)
+  }
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key !== 'Enter' || event.shiftKey) return
+    // Enter that confirms an IME candidate is not a send (keyCode 229 covers browsers that end composition first).
+    if (composing || event.nativeEvent.isComposing || event.keyCode === 229) return
+    event.preventDefault()
+    submit()
+  }
+  const onFormSubmit = (event: FormEvent) => {
+    event.preventDefault()
+    submit()
+  }
+
+  return (
+    <form className="composer" onSubmit={onFormSubmit} aria-busy={sending}>
+      <label className="visually-hidden" htmlFor="composer-input">
+        {t('composer.label')}
+      </label>
+      <textarea
+        id="composer-input"
+        ref={ref}
+        className="composer__input"
+        value={value}
+        rows={3}
+        placeholder={t('composer.placeholder')}
+        readOnly={sending}
+        disabled={disabled}
+        aria-invalid={over > 0 || undefined}
+        aria-describedby={error || over > 0 ? 'composer-hint' : undefined}
+        onChange={(e) => onChange(e.target.value)}
+        onKeyDown={onKeyDown}
+        onCompositionStart={() => setComposing(true)}
+        onCompositionEnd={() => setComposing(false)}
+      />
+      <div className="composer__footer">
+        <p id="composer-hint" className="composer__hint" role={error ? 'alert' : undefined}>
+          {over > 0 ? t('composer.tooLong', { count: over, max: MAX_CONTENT_LENGTH }) : error}
+        </p>
+        <button type="submit" className="button button--primary" disabled={!canSend}>
+          {sending ? t('composer.sending') : t('composer.send')}
+        </button>
+      </div>
+    </form>
+  )
+})

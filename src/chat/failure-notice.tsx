@@ -1,0 +1,33 @@
+import { useTranslation } from 'react-i18next'
+import { describeFailure, failureFromError, type FailureInput } from '../i18n/describe-failure'
+import type { WireError } from '../wire/types'
+
+/**
+ * A failure as a persisted or streamed `{ code, message }`. A code-less error is a plain-text
+ * frame from an older daemon, shown as it came.
+ */
+export function failureOfWireError(error: WireError | undefined): FailureInput {
+  if (!error) return { kind: 'none' }
+  if (!error.code) return error.message ? { kind: 'raw', text: error.message } : { kind: 'none' }
+  return { kind: 'coded', code: error.code, message: error.message }
+}
+
+export type FailureNoticeProps = {
+  /** A failed message's error, as history or the stream gave it. */
+  error?: WireError
+  /** Or any thrown failure: a refusal, a transport error, a malformed payload. */
+  thrown?: unknown
+  className?: string
+}
+
+/** The worded failure, with its code in small print for support. Daemon text is rendered as text. */
+export function FailureNotice({ error, thrown, className = 'failure' }: FailureNoticeProps) {
+  const { t } = useTranslation()
+  const { text, code } = describeFailure(t, thrown !== undefined ? failureFromError(thrown) : failureOfWireError(error))
+  return (
+    <div className={className}>
+      <p className="failure__text">{text}</p>
+      {code ? <p className="failure__code">{t('transcript.supportCode', { code })}</p> : null}
+    </div>
+  )
+}

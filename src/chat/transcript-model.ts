@@ -1,0 +1,49 @@
+/**
+ * From history and the outbox to what the transcript shows: the main flow, with superseded
+ * replies folded under the reply that replaced them, and sends the daemon has not confirmed.
+ */
+import type { Message } from '../wire/types'
+import type { OutboxEntry } from './outbox'
+
+export type TranscriptItem =
+  | { kind: 'operator'; key: string; message: Message }
+  | { kind: 'pending'; key: string; entry: OutboxEntry }
+  | { kind: 'agent'; key: string; message: Message; earlier: Message[]; isLatest: boolean }
+
+export function buildTranscript(messages: readonly Message[], pending: readonly OutboxEntry[]): TranscriptItem[] {
+  const items: TranscriptItem[] = []
+  const superseded = new Map<string, Message[]>()
+  for (const m of messages) {
+    if (m.superseded && m.role === 'agent' && m.reply_to) {
+      const list = superseded.get(m.reply_to) ?? []
+      list.push(m)
+      superseded.set(m.reply_to, list)
+    }
+  }
+  const main = messages.filter((m) => !m.superseded)
+  const lastAgent = main.findLast((m) => m.role === 'agent')
+  for (const m of main) {
+    if (m.role === 'operator') items.push({ kind: 'operator', key: m.id, message: m })
+    else items.push({ kind: 'agent', key: m.id, message: m, earlier: m.reply_to ? (superseded.get(m.reply_to) ?? []) : [], isLatest: m === lastAgent })
+  }
+  // A send whose message history already holds is shown from history, never twice.
+  const landed = new Set(messages.map((m) => m.client_message_id).filter(Boolean))
+  for (const entry of pending) {
+    if (!landed.has(entry.clientMessageId)) items.push({ kind: 'pending', key: `pending:${entry.clientMessageId}`, entry })
+  }
+  return items
+}
+
+/** Messages a regenerate from `anchorId` would supersede, and how many of them are operator messages. */
+export function regenerateImpact(messages: readonly Message[], anchorId: string): { replaced: number; operator: number } {
+  const main = messages.filter((m) => !m.superseded)
+  const index = main.findIndex((m) => m.id === anchorId)
+  if (index < 0) return { replaced: 0, operator: 0 }
+  const after = main.slice(index + 1)
+  return { replaced: after.length, operator: after.filter((m) => m.role === 'operator').length }
+}
+
+/** True while a reply is queued or streaming (Stop applies). */
+export function isActive(message: Message): boolean {
+  return message.status === 'queued' || message.status === 'streaming'
+}

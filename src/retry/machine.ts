@@ -1,0 +1,478 @@
+/**
+ * The tier 2 retry scheduler for one anchor (the operator message whose replies keep failing):
+ * arms from a persisted, classified failure, counts down to a deadline, regenerates the anchor,
+ * watches the new run, and stops the moment the operator cancels. The schedule itself is in
+ * `schedule.ts`; this machine only decides when to consult it.
+ *
+ * The network is injected: `regenerate` and `cancelAccepted` are named actors whose real
+ * implementations are supplied with `retryMachine.provide({ actors: { ... } })`.
+ */
+import { and, assertEvent, assign, fromPromise, setup } from 'xstate'
+import type { SnapshotFrom } from 'xstate'
+import type { Message, RegenerateReceipt } from '../wire/types'
+import { backoffMs, isArmable, remainingMs, retryDeadline } from './schedule'
+
+/** The clock the machine reads; injected so tests and the hook agree on "now". */
+export type RetryClock = { now(): number }
+
+/** Where the persisted schedule will live (a later feature); the Web Storage shape. */
+export type RetryStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>
+
+/** The cross-tab lock a later feature will take before dispatching; the Web Locks shape. */
+export type RetryLock = Pick<LockManager, 'request'>
+
+/** What one scheduler instance is created with. */
+export type RetryInput = {
+  anchorId: string
+  sessionId: string
+  clock: RetryClock
+  /** Reserved: whether the browser is online. Accepted and kept, not consulted yet. */
+  online?: () => boolean
+  /** Reserved: a cross-tab lock. Accepted and kept, not consulted yet. */
+  lock?: RetryLock
+  /** Reserved: storage for the schedule. Accepted and kept, not consulted yet. */
+  storage?: RetryStorage
+}
+
+/** A refused regenerate, as the HTTP client throws it (structurally: a status and a code). */
+export type RegenerateRefusal = { status: number; code: string }
+
+export type RetryContext = {
+  anchorId: string
+  sessionId: string
+  clock: RetryClock
+  online: (() => boolean) | undefined
+  lock: RetryLock | undefined
+  storage: RetryStorage | undefined
+  /** The upcoming automatic attempt, 1-based. */
+  attempt: number
+  /** Bumped on every arming; a regenerate result from an older generation changes nothing. */
+  generation: number
+  /** When the upcoming attempt fires (epoch ms); null when nothing is scheduled yet. */
+  deadline: number | null
+  /** The wait was beyond the backoff cap when armed: "retry after HH:MM", no ticking. */
+  paused: boolean
+  /** The failed reply that armed (or last re-armed) the scheduler. */
+  failedMessageId: string | null
+  /** `created_at` of that reply: an older failure can never arm again. */
+  failureCreatedAt: number | null
+  /** The run being watched, or the last run this scheduler settled or cancelled. */
+  runId: string | null
+  /** The refusal that stopped the scheduler, in `refused`. */
+  lastError: RegenerateRefusal | null
+  /** When the current regenerate request was sent (epoch ms). */
+  dispatchedAt: number | null
+}
+
+export type RetryEvent =
+  /** A persisted failed reply for this anchor; the hook may send the same one repeatedly. */
+  | { type: 'failure.observed'; message: Message }
+  /** Skip the wait. */
+  | { type: 'retry.now' }
+  /** The operator cancels the scheduler. */
+  | { type: 'retry.cancel' }
+  /** Re-read the clock (visibilitychange, focus, a UI tick): an overdue attempt fires at once. */
+  | { type: 'clock.check' }
+  /** The watched run ended; `message` is its reply as persisted. */
+  | { type: 'run.settled'; runId: string; message: Message }
+
+/** Input of the `regenerate` actor. */
+export type RegenerateInput = { sessionId: string; anchorId: string; generation: number }
+/** Output of the `regenerate` actor: the receipt, tagged with the generation that asked for it. */
+export type RegenerateOutput = { generation: number; receipt: RegenerateReceipt }
+
+/** Input of the `cancelAccepted` actor. */
+export type CancelAcceptedInput = {
+  sessionId: string
+  anchorId: string
+  /** The run to cancel, when the regenerate receipt arrived before the cancel. */
+  runId?: string
+  /** When the cancelled regenerate was sent: without a run id, look for a reply created after it. */
+  dispatchedAt: number
+}
+/** Output of the `cancelAccepted` actor: the run it cancelled, if it found one. */
+export type CancelAcceptedOutput = { runId?: string } | void
+
+/** The longest delay a timer can hold (setTimeout's signed 32-bit limit); longer waits re-check. */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
+function notProvided(name: string): never {
+  throw new Error(
+    `retryMachine: the "${name}" actor was not provided; supply it with retryMachine.provide({ actors: { ${name} } })`,
+  )
+}
+
+/**
+ * Builds the `regenerate` actor from a plain request function, tagging the output with the
+ * generation it was started with so the machine can drop a late answer to an older arming.
+ */
+export function fromRegenerate(
+  request: (input: RegenerateInput, signal: AbortSignal) => Promise<RegenerateReceipt>,
+) {
+  return fromPromise<RegenerateOutput, RegenerateInput>(async ({ input, signal }) => ({
+    generation: input.generation,
+    receipt: await request(input, signal),
+  }))
+}
+
+/** True for an error shaped like a daemon refusal: a numeric HTTP status and a string code. */
+export function isRegenerateRefusal(error: unknown): error is RegenerateRefusal {
+  if (typeof error !== 'object' || error === null) return false
+  const { status, code } = error as { status?: unknown; code?: unknown }
+  return typeof status === 'number' && typeof code === 'string'
+}
+
+function isFreshFailure(context: RetryContext, message: Message): boolean {
+  if (message.reply_to !== context.anchorId) return false
+  if (message.id === context.failedMessageId) return false
+  if (context.failureCreatedAt !== null && message.created_at <= context.failureCreatedAt) return false
+  // A failure of a run this scheduler already settled or cancelled (a cancel that landed too
+  // late) never arms: the operator's cancel must stick.
+  return message.run_id === undefined || message.run_id !== context.runId
+}
+
+export const retryMachine = setup({
+  types: {
+    context: {} as RetryContext,
+    events: {} as RetryEvent,
+    input: {} as RetryInput,
+  },
+  actors: {
+    regenerate: fromPromise<RegenerateOutput, RegenerateInput>(async () => notProvided('regenerate')),
+    cancelAccepted: fromPromise<CancelAcceptedOutput, CancelAcceptedInput>(async () => notProvided('cancelAccepted')),
+  },
+  delays: {
+    // setTimeout fires at once when asked to wait more than 2^31−1 ms, and any timer may fire
+    // early or late; the timer only prompts a re-check of the clock against the deadline.
+    untilDeadline: ({ context }) =>
+      Math.min(MAX_TIMER_MS, remainingMs(context.deadline ?? 0, context.clock.now())),
+  },
+  guards: {
+    freshArmableFailure: ({ context, event }) => {
+      assertEvent(event, 'failure.observed')
+      return isArmable(event.message) && isFreshFailure(context, event.message)
+    },
+    firstWaitBeyondCap: ({ context, event }) => {
+      assertEvent(event, 'failure.observed')
+      return retryDeadline({
+        attempt: 1,
+        now: context.clock.now(),
+        retryAfterUntil: event.message.retry?.retry_after_until,
+      }).paused
+    },
+    deadlineReached: ({ context }) => context.deadline !== null && context.clock.now() >= context.deadline,
+    currentGeneration: ({ context }, params: { generation: number }) => params.generation === context.generation,
+    // 4xx refusals (message_not_found, not_operator_message, unauthorized…) will not pass by
+    // themselves: retrying them would loop. 5xx (internal_error, daemon_unavailable) change
+    // nothing on the daemon and may pass, so they are retried like a network failure.
+    refusedByDaemon: (_, params: { error: unknown }) =>
+      isRegenerateRefusal(params.error) && params.error.status < 500,
+    watchedRun: ({ context, event }) => {
+      assertEvent(event, 'run.settled')
+      return context.runId !== null && event.runId === context.runId
+    },
+    runCompleted: ({ event }) => {
+      assertEvent(event, 'run.settled')
+      return event.message.status === 'complete'
+    },
+    runCancelled: ({ event }) => {
+      assertEvent(event, 'run.settled')
+      return event.message.status === 'cancelled'
+    },
+    runFailed: ({ event }) => {
+      assertEvent(event, 'run.settled')
+      return event.message.status === 'failed'
+    },
+    runFailedArmable: ({ context, event }) => {
+      assertEvent(event, 'run.settled')
+      return isArmable(event.message) && event.message.id !== context.failedMessageId
+    },
+    nextWaitBeyondCap: ({ context, event }) => {
+      assertEvent(event, 'run.settled')
+      return retryDeadline({
+        attempt: context.attempt + 1,
+        now: context.clock.now(),
+        retryAfterUntil: event.message.retry?.retry_after_until,
+      }).paused
+    },
+  },
+  actions: {
+    armFirst: assign(({ context, event }) => {
+      assertEvent(event, 'failure.observed')
+      const { deadline, paused } = retryDeadline({
+        attempt: 1,
+        now: context.clock.now(),
+        retryAfterUntil: event.message.retry?.retry_after_until,
+      })
+      return {
+        attempt: 1,
+        generation: context.generation + 1,
+        deadline,
+        paused,
+        failedMessageId: event.message.id,
+        failureCreatedAt: event.message.created_at,
+        lastError: null,
+      }
+    }),
+    armNext: assign(({ context, event }) => {
+      assertEvent(event, 'run.settled')
+      const attempt = context.attempt + 1
+      const { deadline, paused } = retryDeadline({
+        attempt,
+        now: context.clock.now(),
+        retryAfterUntil: event.message.retry?.retry_after_until,
+      })
+      return {
+        attempt,
+        generation: context.generation + 1,
+        deadline,
+        paused,
+        failedMessageId: event.message.id,
+        failureCreatedAt: event.message.created_at,
+      }
+    }),
+    // The regenerate request itself failed in transit: no run was seen, so the failure that armed
+    // us still stands and the next attempt simply waits longer.
+    armAfterTransportFailure: assign(({ context }) => {
+      const attempt = context.attempt + 1
+      return {
+        attempt,
+        generation: context.generation + 1,
+        deadline: context.clock.now() + backoffMs(attempt),
+        paused: false,
+      }
+    }),
+    markDispatched: assign(({ context }) => ({ dispatchedAt: context.clock.now(), runId: null })),
+    recordRun: assign((_, params: { runId: string }) => ({ runId: params.runId })),
+    recordRefusal: assign((_, params: { error: unknown }) => ({
+      lastError: isRegenerateRefusal(params.error) ? params.error : null,
+    })),
+    recordRevokedRun: assign(({ context }, params: { runId: string | undefined }) => ({
+      runId: params.runId ?? context.runId,
+    })),
+    // The anchor's episode is over (success, or a failure the operator must handle): the next
+    // failure starts again from the first attempt.
+    settle: assign(({ context, event }) => {
+      assertEvent(event, 'run.settled')
+      const failed = event.message.status === 'failed'
+      return {
+        attempt: 1,
+        deadline: null,
+        paused: false,
+        failedMessageId: failed ? event.message.id : context.failedMessageId,
+        failureCreatedAt: failed ? event.message.created_at : context.failureCreatedAt,
+      }
+    }),
+  },
+}).createMachine({
+  id: 'retry',
+  context: ({ input }) => ({
+    anchorId: input.anchorId,
+    sessionId: input.sessionId,
+    clock: input.clock,
+    online: input.online,
+    lock: input.lock,
+    storage: input.storage,
+    attempt: 1,
+    generation: 0,
+    deadline: null,
+    paused: false,
+    failedMessageId: null,
+    failureCreatedAt: null,
+    runId: null,
+    lastError: null,
+    dispatchedAt: null,
+  }),
+  initial: 'idle',
+  states: {
+    idle: {
+      on: {
+        'failure.observed': [
+          { guard: and(['freshArmableFailure', 'firstWaitBeyondCap']), target: 'paused', actions: 'armFirst' },
+          { guard: 'freshArmableFailure', target: 'armed', actions: 'armFirst' },
+        ],
+      },
+    },
+    armed: {
+      after: {
+        untilDeadline: [
+          { guard: 'deadlineReached', target: 'dispatching' },
+          // Fired early (a capped or drifting timer): wait again for what is left.
+          { target: 'armed', reenter: true },
+        ],
+      },
+      on: {
+        'clock.check': { guard: 'deadlineReached', target: 'dispatching' },
+        'retry.now': { target: 'dispatching' },
+        'retry.cancel': { target: 'cancelled.quiet' },
+        // Someone regenerated by hand and that failed too: start over from the new failure.
+        'failure.observed': [
+          {
+            guard: and(['freshArmableFailure', 'firstWaitBeyondCap']),
+            target: 'paused',
+            actions: 'armFirst',
+          },
+          { guard: 'freshArmableFailure', target: 'armed', reenter: true, actions: 'armFirst' },
+        ],
+      },
+    },
+    paused: {
+      after: {
+        untilDeadline: [
+          { guard: 'deadlineReached', target: 'dispatching' },
+          { target: 'paused', reenter: true },
+        ],
+      },
+      on: {
+        'clock.check': { guard: 'deadlineReached', target: 'dispatching' },
+        'retry.now': { target: 'dispatching' },
+        'retry.cancel': { target: 'cancelled.quiet' },
+        'failure.observed': [
+          {
+            guard: and(['freshArmableFailure', 'firstWaitBeyondCap']),
+            target: 'paused',
+            reenter: true,
+            actions: 'armFirst',
+          },
+          { guard: 'freshArmableFailure', target: 'armed', actions: 'armFirst' },
+        ],
+      },
+    },
+    dispatching: {
+      entry: 'markDispatched',
+      invoke: {
+        id: 'regenerate',
+        src: 'regenerate',
+        input: ({ context }) => ({
+          sessionId: context.sessionId,
+          anchorId: context.anchorId,
+          generation: context.generation,
+        }),
+        onDone: {
+          guard: { type: 'currentGeneration', params: ({ event }) => ({ generation: event.output.generation }) },
+          target: 'watching',
+          actions: { type: 'recordRun', params: ({ event }) => ({ runId: event.output.receipt.run_id }) },
+        },
+        // An abort never arrives here: it happens only when this state is left, and XState drops
+        // the result of a stopped actor.
+        onError: [
+          {
+            guard: { type: 'refusedByDaemon', params: ({ event }) => ({ error: event.error }) },
+            target: 'refused',
+            actions: { type: 'recordRefusal', params: ({ event }) => ({ error: event.error }) },
+          },
+          // A regenerate lost in transit is as transient as the failure that armed us.
+          { target: 'armed', actions: 'armAfterTransportFailure' },
+        ],
+      },
+      on: {
+        // Leaving aborts the request; the daemon may already have accepted it, so revoke.
+        'retry.cancel': { target: 'cancelled.revoking' },
+      },
+    },
+    watching: {
+      on: {
+        'run.settled': [
+          { guard: and(['watchedRun', 'runCompleted']), target: 'idle', actions: 'settle' },
+          // The operator pressed Stop: a cancelled run must never arm tier 2.
+          { guard: and(['watchedRun', 'runCancelled']), target: 'cancelled.quiet' },
+          {
+            guard: and(['watchedRun', 'runFailedArmable', 'nextWaitBeyondCap']),
+            target: 'paused',
+            actions: 'armNext',
+          },
+          { guard: and(['watchedRun', 'runFailedArmable']), target: 'armed', actions: 'armNext' },
+          // Failed for a reason tier 2 must not retry: the operator decides.
+          { guard: and(['watchedRun', 'runFailed']), target: 'idle', actions: 'settle' },
+        ],
+        'retry.cancel': { target: 'cancelled.revoking' },
+      },
+    },
+    cancelled: {
+      initial: 'quiet',
+      states: {
+        // The regenerate may have been accepted: cancel that run at once, best effort.
+        revoking: {
+          invoke: {
+            id: 'cancelAccepted',
+            src: 'cancelAccepted',
+            input: ({ context }) => ({
+              sessionId: context.sessionId,
+              anchorId: context.anchorId,
+              runId: context.runId ?? undefined,
+              dispatchedAt: context.dispatchedAt ?? context.clock.now(),
+            }),
+            onDone: {
+              target: 'quiet',
+              actions: {
+                type: 'recordRevokedRun',
+                params: ({ event }) => ({ runId: (event.output as { runId?: string } | undefined)?.runId }),
+              },
+            },
+            // Best effort: a run that cannot be cancelled has ended or never existed.
+            onError: { target: 'quiet' },
+          },
+        },
+        quiet: {
+          on: {
+            'failure.observed': [
+              { guard: and(['freshArmableFailure', 'firstWaitBeyondCap']), target: '#retry.paused', actions: 'armFirst' },
+              { guard: 'freshArmableFailure', target: '#retry.armed', actions: 'armFirst' },
+            ],
+          },
+        },
+      },
+    },
+    // The daemon refused the regenerate itself: retrying would loop, so the operator decides.
+    refused: {
+      on: {
+        'failure.observed': [
+          { guard: and(['freshArmableFailure', 'firstWaitBeyondCap']), target: 'paused', actions: 'armFirst' },
+          { guard: 'freshArmableFailure', target: 'armed', actions: 'armFirst' },
+        ],
+      },
+    },
+  },
+})
+
+export type RetryMachine = typeof retryMachine
+export type RetrySnapshot = SnapshotFrom<typeof retryMachine>
+
+/** The statuses the UI distinguishes. */
+export type RetryStatus = 'idle' | 'armed' | 'paused' | 'dispatching' | 'watching' | 'cancelled' | 'refused'
+
+/** What the UI shows for one anchor's scheduler. */
+export type RetryView = {
+  status: RetryStatus
+  /** The upcoming automatic attempt, 1-based. */
+  attempt: number
+  /** When the attempt fires, while `armed` or `paused`; null otherwise. */
+  deadline: number | null
+  /** Milliseconds left until `deadline`; 0 when nothing is counting down. */
+  remainingMs: number
+  /** Show "retry after HH:MM" with no ticking instead of a countdown. */
+  paused: boolean
+  /** The refusal to word, in `refused`. */
+  refusal: RegenerateRefusal | null
+}
+
+const STATUSES: readonly RetryStatus[] = ['idle', 'armed', 'paused', 'dispatching', 'watching', 'cancelled', 'refused']
+
+/**
+ * Derives the UI's view from a snapshot and the clock. The countdown comes from the deadline and
+ * `now`, so re-deriving on every tick (or after a sleep) is always right.
+ */
+export function retryView(snapshot: RetrySnapshot, now: number): RetryView {
+  const status = STATUSES.find((s) => snapshot.matches(s)) ?? 'idle'
+  const { context } = snapshot
+  const waiting = status === 'armed' || status === 'paused'
+  const deadline = waiting ? context.deadline : null
+  return {
+    status,
+    attempt: context.attempt,
+    deadline,
+    remainingMs: deadline === null ? 0 : remainingMs(deadline, now),
+    paused: status === 'paused',
+    refusal: status === 'refused' ? context.lastError : null,
+  }
+}
