@@ -1,0 +1,202 @@
+/**
+ * The mock daemon as a real HTTP server on loopback (`npm run daemon`), serving the same MSW
+ * handlers as the browser and node tests. Several tabs or a Playwright run can share it; it holds
+ * its state in memory for its lifetime.
+ *
+ *   tsx mocks/server.ts [--port 8787] [--delta-delay-ms 40]
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { pathToFileURL } from 'node:url'
+import { getResponse, type RequestHandler } from 'msw'
+import { handlersFor } from './handlers/index'
+import { createDaemon, type DaemonOptions, type MockDaemon } from './model'
+
+export const DEFAULT_PORT = 8787
+export const DEFAULT_HOST = '127.0.0.1'
+
+export type DaemonServerOptions = DaemonOptions & {
+  /** 0 picks a free port. */
+  port?: number
+  host?: string
+}
+
+export type DaemonServer = {
+  /** `http://host:port`, with the port actually bound. */
+  url: string
+  daemon: MockDaemon
+  /** Ends live streams, drops every connection and stops listening. */
+  close(): Promise<void>
+}
+
+/** Request headers that describe this hop, not the request; `Request` must not carry them over. */
+const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'content-length', 'expect'])
+
+/**
+ * Whether a browser origin is on this machine. Only those get CORS headers: the daemon trusts
+ * the operator's own loopback pages, never a page from elsewhere that happens to run locally.
+ */
+export function isLoopbackOrigin(origin: string | undefined): origin is string {
+  if (!origin) return false
+  let hostname: string
+  try {
+    hostname = new URL(origin).hostname
+  } catch {
+    return false
+  }
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname)
+}
+
+function corsHeaders(origin: string | undefined): Record<string, string> {
+  return isLoopbackOrigin(origin) ? { 'access-control-allow-origin': origin, vary: 'Origin' } : { vary: 'Origin' }
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks)
+}
+
+function toRequest(req: IncomingMessage, body: Buffer | undefined, signal: AbortSignal, fallbackHost: string): Request {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_HEADERS.has(name)) continue
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item)
+  }
+  const url = new URL(req.url ?? '/', `http://${req.headers.host ?? fallbackHost}`)
+  return new Request(url, { method: req.method, headers, body: body?.length ? new Uint8Array(body) : undefined, signal })
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string>): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...extra })
+  res.end(JSON.stringify(body))
+}
+
+/** Writes a fetch `Response` to the socket chunk by chunk, so an event stream is never buffered. */
+async function pipeResponse(response: Response, res: ServerResponse, extra: Record<string, string>): Promise<void> {
+  const headers: Record<string, string> = {}
+  response.headers.forEach((value, name) => {
+    headers[name] = value
+  })
+  res.writeHead(response.status, { ...headers, ...extra })
+  res.flushHeaders()
+  if (!response.body) {
+    res.end()
+    return
+  }
+  const reader = response.body.getReader()
+  // The handler ends its stream on the request's abort; cancelling here only frees the reader.
+  res.on('close', () => {
+    reader.cancel().catch(() => {})
+  })
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      res.write(value)
+    }
+  } catch {
+    // The client left mid-stream; there is no one to tell.
+  }
+  res.end()
+}
+
+async function handle(handlers: RequestHandler[], req: IncomingMessage, res: ServerResponse, host: string): Promise<void> {
+  const cors = corsHeaders(req.headers.origin)
+  if (req.method === 'OPTIONS') {
+    const preflight = isLoopbackOrigin(req.headers.origin)
+      ? {
+          'access-control-allow-methods': 'GET, POST, OPTIONS',
+          'access-control-allow-headers': 'content-type, last-event-id',
+          'access-control-max-age': '600',
+        }
+      : {}
+    res.writeHead(204, { ...cors, ...preflight })
+    res.end()
+    return
+  }
+  const abort = new AbortController()
+  res.on('close', () => {
+    if (!res.writableFinished) abort.abort()
+  })
+  req.socket.setNoDelay(true)
+  const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req)
+  const response = await getResponse(handlers, toRequest(req, body, abort.signal, host))
+  if (!response) {
+    sendJson(res, 404, { error: `No such endpoint: ${req.method} ${req.url}.`, code: 'invalid_request' }, cors)
+    return
+  }
+  // `HttpResponse.error()` (the `accept_then_drop` fault): the client must see a transport error.
+  if (response.type === 'error') {
+    req.socket.destroy()
+    return
+  }
+  await pipeResponse(response, res, cors)
+}
+
+/** Starts the mock daemon's HTTP server with a fresh in-memory daemon. */
+export async function startDaemonServer(options: DaemonServerOptions = {}): Promise<DaemonServer> {
+  const { port = DEFAULT_PORT, host = DEFAULT_HOST, ...daemonOptions } = options
+  const daemon = createDaemon(daemonOptions)
+  const handlers = handlersFor(daemon)
+  const server = createServer((req, res) => {
+    handle(handlers, req, res, host).catch((error: unknown) => {
+      if (res.headersSent) {
+        res.destroy()
+        return
+      }
+      sendJson(res, 500, { error: `The mock daemon failed: ${String(error)}`, code: 'internal_error' }, corsHeaders(req.headers.origin))
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const bound = (server.address() as AddressInfo).port
+  const urlHost = host.includes(':') ? `[${host}]` : host
+  return {
+    url: `http://${urlHost}:${bound}`,
+    daemon,
+    close: () =>
+      new Promise<void>((resolve) => {
+        daemon.dispose()
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+function numberArg(args: readonly string[], name: string): number | undefined {
+  const index = args.findIndex((arg) => arg === name || arg.startsWith(`${name}=`))
+  if (index < 0) return undefined
+  const arg = args[index] ?? ''
+  const raw = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[index + 1]
+  const value = Number(raw)
+  if (raw === undefined || raw === '' || !Number.isInteger(value) || value < 0) {
+    throw new Error(`${name} needs a whole number, got ${JSON.stringify(raw)}.`)
+  }
+  return value
+}
+
+async function main(args: readonly string[]): Promise<void> {
+  const port = numberArg(args, '--port') ?? DEFAULT_PORT
+  const deltaDelayMs = numberArg(args, '--delta-delay-ms')
+  const server = await startDaemonServer({ port, ...(deltaDelayMs === undefined ? {} : { deltaDelayMs }) })
+  console.log(`Mock daemon listening on ${server.url}`)
+  const stop = () => {
+    void server.close().then(() => process.exit(0))
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+}
+
+const entry = process.argv[1]
+if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error)
+    process.exit(1)
+  })
+}
