@@ -37,6 +37,7 @@ export type RetryInput = {
 /** A refused regenerate, as the HTTP client throws it (structurally: a status and a code). */
 export type RegenerateRefusal = { status: number; code: string }
 
+/** The machine's context; read it through `retryView` in the UI. */
 export type RetryContext = {
   anchorId: string
   sessionId: string
@@ -48,7 +49,7 @@ export type RetryContext = {
   attempt: number
   /** Bumped on every arming; a regenerate result from an older generation changes nothing. */
   generation: number
-  /** When the upcoming attempt fires (epoch ms); null when nothing is scheduled yet. */
+  /** When the upcoming attempt fires (epoch ms); null when nothing is scheduled. */
   deadline: number | null
   /** The wait was beyond the backoff cap when armed: "retry after HH:MM", no ticking. */
   paused: boolean
@@ -124,6 +125,7 @@ export function isRegenerateRefusal(error: unknown): error is RegenerateRefusal 
 
 function isFreshFailure(context: RetryContext, message: Message): boolean {
   if (message.reply_to !== context.anchorId) return false
+  // The same failure never arms twice, and an older one (from a stale transcript) never re-arms.
   if (message.id === context.failedMessageId) return false
   if (context.failureCreatedAt !== null && message.created_at <= context.failureCreatedAt) return false
   // A failure of a run this scheduler already settled or cancelled (a cancel that landed too
@@ -131,6 +133,11 @@ function isFreshFailure(context: RetryContext, message: Message): boolean {
   return message.run_id === undefined || message.run_id !== context.runId
 }
 
+/**
+ * The tier 2 scheduler, one actor per anchor. Create it with
+ * `createActor(retryMachine.provide({ actors: { regenerate, cancelAccepted } }), { input })`;
+ * the defaults of both actors reject with a "not provided" error.
+ */
 export const retryMachine = setup({
   types: {
     context: {} as RetryContext,
@@ -391,7 +398,9 @@ export const retryMachine = setup({
     cancelled: {
       initial: 'quiet',
       states: {
-        // The regenerate may have been accepted: cancel that run at once, best effort.
+        // The regenerate may have been accepted: cancel that run at once, best effort. Nothing
+        // arms here: a failure reported now may be the very run being cancelled. The hook
+        // re-reports failures, and `quiet` judges them once the cancelled run is known.
         revoking: {
           invoke: {
             id: 'cancelAccepted',
@@ -435,7 +444,9 @@ export const retryMachine = setup({
   },
 })
 
+/** The machine's type, for `useActorRef` / `useSelector` in the hook. */
 export type RetryMachine = typeof retryMachine
+/** A snapshot of the machine, as `retryView` reads it. */
 export type RetrySnapshot = SnapshotFrom<typeof retryMachine>
 
 /** The statuses the UI distinguishes. */

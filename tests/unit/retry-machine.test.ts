@@ -422,6 +422,23 @@ describe('cancel', () => {
     expect(h.regenerate).toHaveLength(1)
   })
 
+  it('arms from nothing while revoking; once revoked, only a failure of another run arms', async () => {
+    const h = start()
+    h.send({ type: 'failure.observed', message: failure() })
+    h.send({ type: 'retry.now' })
+    h.send({ type: 'retry.cancel' })
+    const byHand = failure({ run_id: 'run-by-hand' })
+    h.send({ type: 'failure.observed', message: byHand })
+    expect(h.snapshot().value).toEqual({ cancelled: 'revoking' })
+
+    h.cancels[0]!.answer.resolve({ runId: 'run-cancelled' })
+    await vi.advanceTimersByTimeAsync(0)
+    // The hook reports the transcript's latest failure again.
+    h.send({ type: 'failure.observed', message: byHand })
+    expect(h.snapshot().value).toBe('armed')
+    expect(h.snapshot().context).toMatchObject({ attempt: 1, generation: 2, failedMessageId: byHand.id })
+  })
+
   it('swallows a failed revoke: best effort, no unhandled rejection', async () => {
     const h = start()
     h.send({ type: 'failure.observed', message: failure() })
