@@ -714,7 +714,7 @@ describe('fault outcomes that complete', () => {
   })
 
   it('drop closes the connection before half the deltas, and a live reattach follows to the end', async () => {
-    boot({ deltaDelayMs: 3 })
+    boot({ deltaDelayMs: 5 })
     daemon.plan(['drop'])
     const session = await newSession()
     const receipt = await accepted(session.id, 'reattach while running')
