@@ -592,7 +592,7 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
       if (disposed) return
       for (const run of db.runs) {
         if (run.status !== 'running') continue
-        // A save taken between `running` and `start` would leave the run without its start event.
+        // Saves never split the two, but a hand-edited save may: a stream must still open with `start`.
         if (!run.events.some((e) => e.event === 'start')) {
           emit(run, 'start', JSON.stringify({ message_id: run.reply_message_id }))
         }
