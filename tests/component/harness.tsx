@@ -1,0 +1,82 @@
+/**
+ * Shared set-up for component tests: the real mock daemon behind MSW's node server, a fresh
+ * QueryClient (no retries) and runtime per render, and helpers to drive time.
+ */
+import { act, render, type RenderResult } from '@testing-library/react'
+import type { ReactElement } from 'react'
+import { afterAll, afterEach, beforeAll, vi } from 'vitest'
+import { createTestDaemon } from '../../mocks/node'
+import type { MockDaemon } from '../../mocks/model'
+import { App } from '../../src/app/app'
+import { createQueryClient, Providers } from '../../src/app/providers'
+import { ChatView } from '../../src/chat/chat-view'
+import { createChatRuntime, type ChatRuntime } from '../../src/chat/runtime'
+import type { Language } from '../../src/i18n/resources'
+import { createI18n } from '../../src/i18n/setup'
+import { createDaemonClient } from '../../src/wire/http'
+
+/** Node's fetch needs absolute URLs; the handlers match any origin. */
+export const DAEMON_ORIGIN = 'http://daemon.test'
+
+/**
+ * Starts one mock daemon for the file: listening before all tests, refusing any request no
+ * handler knows, reset after each test.
+ */
+export function startMockDaemonForFile(): { daemon: MockDaemon; server: ReturnType<typeof createTestDaemon>['server'] } {
+  const test = createTestDaemon()
+  beforeAll(() => test.server.listen({ onUnhandledRequest: 'error' }))
+  afterEach(() => {
+    test.server.resetHandlers()
+    test.daemon.reset()
+  })
+  afterAll(() => {
+    test.daemon.dispose()
+    test.server.close()
+  })
+  return test
+}
+
+/** Fakes only the clock and the timers the product schedules with (see style.md, "Known traps"). */
+export function installFakeClock(start = new Date(2026, 10, 30, 14, 0, 0)) {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: start })
+}
+
+/** Advances fake time inside act, letting promises and renders settle. */
+export async function advance(ms: number): Promise<void> {
+  await act(() => vi.advanceTimersByTimeAsync(ms))
+}
+
+export function createSession(daemon: MockDaemon, title = 'Test session'): string {
+  const result = daemon.createSession({ title })
+  if (!result.ok) throw new Error(`createSession refused: ${result.refusal.body.code}`)
+  return result.value.id
+}
+
+export type RenderChatOptions = {
+  lng?: Language
+  /** Keep using this runtime (a "reload" keeps sessionStorage, not memory). */
+  runtime?: ChatRuntime
+}
+
+export function renderWithProviders(ui: ReactElement, { lng = 'en', runtime }: RenderChatOptions = {}): RenderResult & { runtime: ChatRuntime } {
+  const rt = runtime ?? createChatRuntime(createDaemonClient({ baseUrl: DAEMON_ORIGIN }), window.sessionStorage)
+  const result = render(
+    <Providers i18n={createI18n({ lng })} queryClient={createQueryClient()} runtime={rt}>
+      {ui}
+    </Providers>,
+  )
+  return { ...result, runtime: rt }
+}
+
+export function renderChat(sessionId: string, options: RenderChatOptions = {}) {
+  return renderWithProviders(<ChatView sessionId={sessionId} />, options)
+}
+
+export function renderApp(options: RenderChatOptions = {}) {
+  return renderWithProviders(<App />, options)
+}
+
+/** Simulates a reload: a new runtime over the same sessionStorage, rendered afresh. */
+export function reloadRuntime(): ChatRuntime {
+  return createChatRuntime(createDaemonClient({ baseUrl: DAEMON_ORIGIN }), window.sessionStorage)
+}
