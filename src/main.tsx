@@ -13,19 +13,36 @@ import './app/styles.css'
 
 async function boot() {
   const i18n = createI18n({ detect: true })
-  if (__MOCK_DAEMON__) {
-    const { startMockDaemon } = await import('../mocks/browser')
-    await startMockDaemon()
-  }
-  const runtime = createChatRuntime(createDaemonClient({ baseUrl: __API_BASE__ || window.location.origin }))
   const root = document.getElementById('root')
   if (!root) throw new Error('index.html has no #root')
+  if (__MOCK_DAEMON__) {
+    try {
+      const { startMockDaemon } = await import('../mocks/browser')
+      await startMockDaemon()
+    } catch (error) {
+      // Without the worker every request would go to a daemon that is not there: say so plainly.
+      createRoot(root).render(<BootFailure title={i18n.t('app.bootFailed')} detail={i18n.t('app.bootMockFailed')} cause={error} />)
+      return
+    }
+  }
+  const runtime = createChatRuntime(createDaemonClient({ baseUrl: __API_BASE__ || window.location.origin }))
   createRoot(root).render(
     <StrictMode>
       <Providers i18n={i18n} queryClient={createQueryClient()} runtime={runtime}>
         <App />
       </Providers>
     </StrictMode>,
+  )
+}
+
+function BootFailure({ title, detail, cause }: { title: string; detail: string; cause: unknown }) {
+  return (
+    <div className="failure" role="alert" style={{ margin: 24 }}>
+      <p className="failure__text">
+        <strong>{title}</strong> {detail}
+      </p>
+      <p className="failure__code">{cause instanceof Error ? cause.message : String(cause)}</p>
+    </div>
   )
 }
 

@@ -18,6 +18,7 @@ import { useDraft } from './use-draft'
 import { useRetryScheduler } from './use-retry-scheduler'
 import { useRunStreams } from './use-run-streams'
 import { useSend } from './use-send'
+import { useStickToBottom } from './use-stick-to-bottom'
 
 /** One session: its transcript, the retry scheduler, and the composer. */
 export function ChatView({ sessionId }: { sessionId: string }) {
@@ -35,6 +36,9 @@ export function ChatView({ sessionId }: { sessionId: string }) {
   const [regenerateError, setRegenerateError] = useState<{ anchorId: string; error: unknown }>()
   const composerRef = useRef<HTMLTextAreaElement>(null)
   const retry = useRetryScheduler(sessionId, messages)
+  const items = buildTranscript(messages ?? [], pending)
+  const lastItem = items.at(-1)
+  const logRef = useStickToBottom<HTMLDivElement>(`${items.length}:${lastItem?.kind === 'agent' ? lastItem.message.content.length : ''}`)
 
   const refresh = useCallback(() => {
     void queryClient.invalidateQueries({ queryKey: chatKeys.messages(sessionId) })
@@ -96,10 +100,9 @@ export function ChatView({ sessionId }: { sessionId: string }) {
     )
   }
 
-  const items = buildTranscript(messages ?? [], pending)
   return (
     <section className="chat" aria-label={t('transcript.label')}>
-      <div className="transcript" role="log" aria-label={t('transcript.label')} aria-live="off" aria-busy={messagesResult.isPending}>
+      <div ref={logRef} className="transcript" role="log" aria-label={t('transcript.label')} aria-live="off" aria-busy={messagesResult.isPending}>
         {messagesResult.isPending ? <p className="muted">{t('app.loading')}</p> : null}
         {!messagesResult.isPending && items.length === 0 ? <p className="muted">{t('transcript.empty')}</p> : null}
         {items.map((item) => {
