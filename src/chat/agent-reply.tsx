@@ -8,6 +8,8 @@ export type AgentReplyProps = {
   message: Message
   /** Replies this one replaced, oldest first; shown read-only on request. */
   earlier?: Message[]
+  /** For each earlier reply (by id), the later messages the same regenerate replaced. */
+  followers?: Record<string, Message[]>
   /** Queue position while queued, when the stream told it. */
   position?: number
   onStop?: () => void
@@ -19,7 +21,7 @@ export type AgentReplyProps = {
 }
 
 /** One agent reply in the main flow: its text (always as text), status, failure and actions. */
-export function AgentReply({ message, earlier = [], position, onStop, onRegenerate, busy = false, retry }: AgentReplyProps) {
+export function AgentReply({ message, earlier = [], followers = {}, position, onStop, onRegenerate, busy = false, retry }: AgentReplyProps) {
   const { t } = useTranslation()
   const [showEarlier, setShowEarlier] = useState(false)
   const earlierId = useId()
@@ -71,6 +73,14 @@ export function AgentReply({ message, earlier = [], position, onStop, onRegenera
               </div>
               {m.content ? <div className="message__body">{m.content}</div> : null}
               {m.status === 'failed' ? <FailureNotice error={m.error} /> : null}
+              {(followers[m.id] ?? []).map((f) => (
+                <div key={f.id} className="earlier__follower">
+                  <div className="message__meta">
+                    <span className="message__author">{f.role === 'operator' ? t('transcript.operator') : t('transcript.agent')}</span>
+                  </div>
+                  {f.content ? <div className="message__body">{f.content}</div> : null}
+                </div>
+              ))}
             </li>
           ))}
         </ol>

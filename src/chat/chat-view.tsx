@@ -134,6 +134,7 @@ export function ChatView({ sessionId }: { sessionId: string }) {
               <AgentReply
                 message={message}
                 earlier={item.earlier}
+                followers={item.followers}
                 position={live?.status === 'queued' ? live.position : undefined}
                 busy={(stop.isPending && stop.variables === message.run_id) || (regenerate.isPending && regenerate.variables === anchorId)}
                 onStop={message.run_id ? () => stop.mutate(message.run_id as string) : undefined}

@@ -8,23 +8,41 @@ import type { OutboxEntry } from './outbox'
 export type TranscriptItem =
   | { kind: 'operator'; key: string; message: Message }
   | { kind: 'pending'; key: string; entry: OutboxEntry }
-  | { kind: 'agent'; key: string; message: Message; earlier: Message[]; isLatest: boolean }
+  | { kind: 'agent'; key: string; message: Message; earlier: Message[]; followers: Record<string, Message[]>; isLatest: boolean }
 
 export function buildTranscript(messages: readonly Message[], pending: readonly OutboxEntry[]): TranscriptItem[] {
   const items: TranscriptItem[] = []
   const superseded = new Map<string, Message[]>()
+  // What a regenerate replaced after each earlier reply (later operator messages and their
+  // replies), so nothing the operator wrote disappears from view.
+  const followers: Record<string, Message[]> = {}
+  let openVersion: Message | undefined
   for (const m of messages) {
-    if (m.superseded && m.role === 'agent' && m.reply_to) {
+    if (m.superseded && m.role === 'agent' && m.reply_to && !(openVersion && followers[openVersion.id]?.some((f) => f.id === m.reply_to))) {
       const list = superseded.get(m.reply_to) ?? []
       list.push(m)
       superseded.set(m.reply_to, list)
+      openVersion = m
+      followers[m.id] = []
+    } else if (m.superseded && openVersion) {
+      followers[openVersion.id]!.push(m)
+    } else if (!m.superseded) {
+      openVersion = undefined
     }
   }
   const main = messages.filter((m) => !m.superseded)
   const lastAgent = main.findLast((m) => m.role === 'agent')
   for (const m of main) {
     if (m.role === 'operator') items.push({ kind: 'operator', key: m.id, message: m })
-    else items.push({ kind: 'agent', key: m.id, message: m, earlier: m.reply_to ? (superseded.get(m.reply_to) ?? []) : [], isLatest: m === lastAgent })
+    else
+      items.push({
+        kind: 'agent',
+        key: m.id,
+        message: m,
+        earlier: m.reply_to ? (superseded.get(m.reply_to) ?? []) : [],
+        followers,
+        isLatest: m === lastAgent,
+      })
   }
   // A send whose message history already holds is shown from history, never twice.
   const landed = new Set(messages.map((m) => m.client_message_id).filter(Boolean))
