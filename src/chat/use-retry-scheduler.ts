@@ -39,6 +39,8 @@ export type RetryBinding = {
 }
 
 const TERMINAL = new Set(['complete', 'failed', 'cancelled'])
+const SECOND_MS = 1000
+const MINUTE_MS = 60_000
 
 /** History's word on a reply: a failure seen only on the stream waits for its persisted classification. */
 function settledInHistory(message: Message): boolean {
@@ -175,22 +177,41 @@ export function useRetryScheduler(sessionId: string, messages: readonly Message[
     }
   }, [messages, actorFor, mirror])
 
-  // The countdown ticks while something waits; wake-ups re-read the clock at once.
-  const anyArmed = [...snapshots.values()].some((s) => s.matches('armed') || s.matches('paused'))
+  // The countdown ticks while something waits; wake-ups re-read the clock at once. The key says
+  // what waits and until when, so the ticking restarts (and re-aligns) whenever that changes.
+  const waiting = [...snapshots]
+    .filter(([, s]) => s.matches('armed') || s.matches('paused'))
+    .map(([anchorId, s]) => `${anchorId}:${String(s.value)}:${s.context.deadline}`)
+    .join(' ')
   useEffect(() => {
-    if (!anyArmed) return
+    if (!waiting) return
     const check = () => {
       setNow(runtime.clock.now())
       for (const actor of actors.current.values()) actor.send({ type: 'clock.check' })
+    }
+    // The countdown shows whole seconds left, rounded up, so its digit changes when the time left
+    // crosses a whole second: tick then, at the nearest such moment of any armed deadline (not at
+    // the wall clock's whole seconds, which would show each digit up to a second too long). A
+    // paused scheduler shows a clock time, not a countdown: re-reading once a minute is enough.
+    const nextTickIn = () => {
+      const clockNow = runtime.clock.now()
+      let delay = MINUTE_MS - (clockNow % MINUTE_MS) || MINUTE_MS
+      for (const actor of actors.current.values()) {
+        const snapshot = actor.getSnapshot()
+        const { deadline } = snapshot.context
+        if (!snapshot.matches('armed') || deadline === null) continue
+        const left = deadline - clockNow
+        delay = Math.min(delay, left > 0 ? left % SECOND_MS || SECOND_MS : SECOND_MS)
+      }
+      return delay
     }
     check()
     let timer: ReturnType<typeof setTimeout>
     const tick = () => {
       check()
-      // Align ticks to whole seconds of the deadline so the digits change on time.
-      timer = setTimeout(tick, 1000 - (runtime.clock.now() % 1000) || 1000)
+      timer = setTimeout(tick, nextTickIn())
     }
-    timer = setTimeout(tick, 1000 - (runtime.clock.now() % 1000) || 1000)
+    timer = setTimeout(tick, nextTickIn())
     const onVisible = () => {
       if (document.visibilityState === 'visible') check()
     }
@@ -203,7 +224,7 @@ export function useRetryScheduler(sessionId: string, messages: readonly Message[
       window.removeEventListener('focus', check)
       window.removeEventListener('online', check)
     }
-  }, [anyArmed, runtime])
+  }, [waiting, runtime])
 
   // Leaving the session stops its schedulers (a countdown is interactive-only, by design).
   useEffect(() => {
