@@ -48,13 +48,18 @@ function settledInHistory(message: Message): boolean {
   return !(message.status === 'failed' && isStreamed(message))
 }
 
-function machineFor(runtime: ChatRuntime, onAccepted: () => void) {
+/**
+ * The machine with its network actors. `refreshHistory` re-reads the session's messages: after a
+ * regenerate is accepted, and after a cancel stopped a run this tab may not be following (a
+ * regenerate accepted after its request was aborted), so the transcript shows what the daemon holds.
+ */
+function machineFor(runtime: ChatRuntime, refreshHistory: () => void) {
   const { client } = runtime
   return retryMachine.provide({
     actors: {
       regenerate: fromRegenerate(async (input, signal) => {
         const receipt = await client.regenerate(input.sessionId, input.anchorId, signal)
-        onAccepted()
+        refreshHistory()
         return receipt
       }),
       cancelAccepted: fromPromise<CancelAcceptedOutput, CancelAcceptedInput>(async ({ input }) => {
@@ -76,6 +81,9 @@ function machineFor(runtime: ChatRuntime, onAccepted: () => void) {
         )
         if (!stray?.run_id) return {}
         await client.cancelRun(input.sessionId, stray.run_id)
+        // The client never followed this run: without a fresh read the transcript would go on
+        // showing the reply it superseded as the current one.
+        refreshHistory()
         return { runId: stray.run_id }
       }),
     },
