@@ -108,6 +108,8 @@ export function useRetryScheduler(sessionId: string, messages: readonly Message[
   const [now, setNow] = useState(() => runtime.clock.now())
   const [announcement, setAnnouncement] = useState('')
   const lastAnnounced = useRef(new Map<string, string>())
+  // The anchor whose words the live region holds now.
+  const speaker = useRef<string | null>(null)
   const tRef = useRef({ t, lng: i18n.language })
   useEffect(() => {
     tRef.current = { t, lng: i18n.language }
@@ -117,6 +119,16 @@ export function useRetryScheduler(sessionId: string, messages: readonly Message[
     void queryClient.invalidateQueries({ queryKey: chatKeys.messages(sessionId) })
   }, [queryClient, sessionId])
   const machine = useMemo(() => machineFor(runtime, refresh), [runtime, refresh])
+
+  // A live region is spoken when its content changes, so a later failure worded exactly like the
+  // last one ("Reply failed. Retry 1 in 2 seconds.") would go unheard if the old words stayed.
+  // Once the anchor that spoke has moved on, the region is emptied, and its key forgotten.
+  const forgetAnnouncement = useCallback((anchorId: string) => {
+    lastAnnounced.current.delete(anchorId)
+    if (speaker.current !== anchorId) return
+    speaker.current = null
+    setAnnouncement('')
+  }, [])
 
   const announce = useCallback(
     (anchorId: string, view: RetryView) => {
@@ -128,13 +140,19 @@ export function useRetryScheduler(sessionId: string, messages: readonly Message[
         text = tr('retry.announcePaused', { attempt: view.attempt, time: formatClockTime(view.deadline, clockNow, lng) })
       else if (view.status === 'cancelled') text = tr('retry.announceCancelled')
       else if (view.status === 'refused') text = tr('retry.refused', { reason: describeFailure(tr, failureFromError(view.refusal)).text })
+      if (!text) {
+        // Moving on (dispatching, watching, settled): the next arming is news again.
+        forgetAnnouncement(anchorId)
+        return
+      }
       // Announce each arming once (keyed by status and attempt), never each tick.
       const key = `${view.status}:${view.attempt}`
-      if (!text || lastAnnounced.current.get(anchorId) === key) return
+      if (lastAnnounced.current.get(anchorId) === key) return
       lastAnnounced.current.set(anchorId, key)
+      speaker.current = anchorId
       setAnnouncement(text)
     },
-    [runtime],
+    [forgetAnnouncement, runtime],
   )
 
   const actorFor = useCallback(
@@ -181,9 +199,10 @@ export function useRetryScheduler(sessionId: string, messages: readonly Message[
         actor.stop()
         actors.current.delete(anchorId)
         mirror(anchorId, undefined)
+        forgetAnnouncement(anchorId)
       }
     }
-  }, [messages, actorFor, mirror])
+  }, [messages, actorFor, mirror, forgetAnnouncement])
 
   // The countdown ticks while something waits; wake-ups re-read the clock at once. The key says
   // what waits and until when, so the ticking restarts (and re-aligns) whenever that changes.
@@ -284,6 +303,7 @@ export function useRetryScheduler(sessionId: string, messages: readonly Message[
       actor.stop()
       actors.current.delete(anchorId)
       mirror(anchorId, undefined)
+      forgetAnnouncement(anchorId)
     },
     now,
     announcement,
