@@ -32,8 +32,9 @@ export const defaultBackoffMs = (attempt: number) => Math.min(250 * 2 ** (attemp
 
 /**
  * Reads the run's events until a terminal frame, which it returns (after passing it to `onFrame`).
- * Rejects with RefusalError when the daemon refuses the stream (e.g. 404 run_not_found),
- * StreamFailure('stream_ended') when reattaching is exhausted, or an AbortError when `signal` aborts.
+ * Rejects with RefusalError when the daemon refuses the stream (e.g. 404 run_not_found; a 5xx is
+ * reattached instead), StreamFailure('stream_ended') when reattaching is exhausted, or an
+ * AbortError when `signal` aborts.
  */
 export async function followRun(options: FollowRunOptions): Promise<TerminalFrame> {
   const { client, sessionId, runId, signal, onFrame } = options
@@ -61,9 +62,12 @@ export async function followRun(options: FollowRunOptions): Promise<TerminalFram
       })
     } catch (error) {
       if (isAbortError(error) || signal.aborted) throw abortReason(signal, error)
-      // A refusal (run_not_found, unauthorized…) will not change by asking again.
-      if (error instanceof RefusalError) throw error
-      if (!(error instanceof TransportError) && !(error instanceof TypeError)) throw error
+      // A refusal (run_not_found, unauthorized…) will not change by asking again. A 5xx will: a
+      // restarting daemon answers 503 daemon_unavailable, a proxy in front of it 502/504, and
+      // reading events changes nothing, so it is reattached like a dropped connection.
+      if (error instanceof RefusalError) {
+        if (error.status < 500) throw error
+      } else if (!(error instanceof TransportError) && !(error instanceof TypeError)) throw error
     }
     if (terminal) return terminal
 
