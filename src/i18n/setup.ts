@@ -47,6 +47,8 @@ export function createI18n(options: CreateI18nOptions = {}): I18n {
     supportedLngs: SUPPORTED_LANGUAGES,
     // zh-CN, zh-TW, en-GB… resolve to the table of their language.
     load: 'languageOnly',
+    // Language tags are case-insensitive: ?lang=ZH is Chinese too.
+    cleanCode: true,
     nonExplicitSupportedLngs: true,
     defaultNS: 'translation',
     ns: ['translation'],
