@@ -83,7 +83,9 @@ export type Session = z.infer<typeof sessionSchema>
 export const retryClassificationSchema = z.object({
   retryable: z.boolean(),
   retry_class: z.string(),
-  retry_after_until: z.number().optional(),
+  // null, a string or a number JSON turns into Infinity must not cost the operator the whole
+  // conversation: it reads as "no provider time", and the normal wait applies.
+  retry_after_until: z.number().finite().optional().catch(undefined),
 })
 export type RetryClassification = z.infer<typeof retryClassificationSchema>
 
@@ -105,7 +107,8 @@ export const messageSchema = z.object({
   run_id: z.string().optional(),
   status: messageStatusSchema.optional(),
   error: wireErrorSchema.optional(),
-  retry: retryClassificationSchema.optional(),
+  // A classification that cannot be read is no classification: the reply loads, and never arms tier 2.
+  retry: retryClassificationSchema.optional().catch(undefined),
 })
 export type Message = z.infer<typeof messageSchema>
 
