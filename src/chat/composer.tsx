@@ -1,4 +1,4 @@
-import { forwardRef, useState, type KeyboardEvent, type FormEvent } from 'react'
+import { forwardRef, useEffect, useRef, useState, type KeyboardEvent, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { MAX_CONTENT_LENGTH } from '../wire/types'
 
@@ -28,8 +28,17 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
   const blank = value.trim() === ''
   const canSend = !blank && over <= 0 && !sending && !disabled
 
+  // Set by a submit until the parent has rendered its answer (`sending`, or a new value): two
+  // Enter presses (or a double click) before React renders again must not send twice.
+  const submitted = useRef(false)
+  useEffect(() => {
+    submitted.current = false
+  }, [value, sending])
+
   const submit = () => {
-    if (canSend) onSubmit(value)
+    if (!canSend || submitted.current) return
+    submitted.current = true
+    onSubmit(value)
   }
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key !== 'Enter' || event.shiftKey) return

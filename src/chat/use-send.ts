@@ -5,48 +5,161 @@
  * message and at most one run per send, whatever the network does.
  */
 import { useQueryClient } from '@tanstack/react-query'
-import { useCallback, useEffect, useRef, useSyncExternalStore } from 'react'
+import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react'
 import { RefusalError, TransportError } from '../wire/errors'
 import type { Message } from '../wire/types'
 import type { OutboxEntry } from './outbox'
 import { chatKeys } from './queries'
 import { useChatRuntime, type ChatRuntime } from './runtime'
+import { readDraft, writeDraft } from './use-draft'
 
 export type SendOutcome =
   | { kind: 'accepted'; messageId: string }
   | { kind: 'refused'; error: RefusalError }
   | { kind: 'not_sent' }
 
+export type DeliverOptions = {
+  /**
+   * An earlier delivery of this id may have landed: a send resumed after a reload, or Send again.
+   * A refusal then does not prove that nothing was created, so history is asked first.
+   */
+  triedBefore?: boolean
+}
+
 /**
  * Delivers one outbox entry: a transport error is retried once with the same id; a 409 means an
  * earlier attempt got through, so the client finds its message by id and carries on with it.
  */
-export async function deliver(runtime: ChatRuntime, entry: OutboxEntry): Promise<SendOutcome> {
+export async function deliver(runtime: ChatRuntime, entry: OutboxEntry, { triedBefore = false }: DeliverOptions = {}): Promise<SendOutcome> {
   const { client } = runtime
   const body = { content: entry.content, client_message_id: entry.clientMessageId }
+  let lost = triedBefore
   for (let attempt = 1; attempt <= 2; attempt++) {
     try {
       const receipt = await client.sendMessage(entry.sessionId, body)
       return { kind: 'accepted', messageId: receipt.message_id }
     } catch (error) {
       if (error instanceof RefusalError && error.code === 'message_duplicate') return findOwn(runtime, entry)
-      if (error instanceof RefusalError) return { kind: 'refused', error }
+      if (error instanceof RefusalError) {
+        // A refusal speaks only for its own attempt: after a lost answer the first attempt may have
+        // landed, and the operator sending the text again would make a second message.
+        return lost ? confirmRefusal(runtime, entry, error) : { kind: 'refused', error }
+      }
       if (!(error instanceof TransportError)) throw error
+      lost = true
     }
   }
   // Two transport errors: it may still have landed. History tells; if it cannot, it is not sent.
   return findOwn(runtime, entry)
 }
 
-async function findOwn(runtime: ChatRuntime, entry: OutboxEntry): Promise<SendOutcome> {
+/** Looks for the entry's message in history: the message, `null` when it is not there, `undefined` when history cannot be read. */
+async function lookUp(runtime: ChatRuntime, entry: OutboxEntry): Promise<Message | null | undefined> {
   let messages: Message[]
   try {
     messages = await runtime.client.listMessages(entry.sessionId)
   } catch {
-    return { kind: 'not_sent' }
+    return undefined
   }
-  const own = messages.find((m) => m.role === 'operator' && m.client_message_id === entry.clientMessageId)
+  return messages.find((m) => m.role === 'operator' && m.client_message_id === entry.clientMessageId) ?? null
+}
+
+async function findOwn(runtime: ChatRuntime, entry: OutboxEntry): Promise<SendOutcome> {
+  const own = await lookUp(runtime, entry)
   return own ? { kind: 'accepted', messageId: own.id } : { kind: 'not_sent' }
+}
+
+async function confirmRefusal(runtime: ChatRuntime, entry: OutboxEntry, error: RefusalError): Promise<SendOutcome> {
+  const own = await lookUp(runtime, entry)
+  if (own) return { kind: 'accepted', messageId: own.id }
+  // History unreadable: nobody can tell, so keep the entry (and its id) for Send again.
+  return own === null ? { kind: 'refused', error } : { kind: 'not_sent' }
+}
+
+/** Ids on the wire, per runtime (one per tab), so no two views ever send the same id at once. */
+const inFlightByRuntime = new WeakMap<ChatRuntime, Set<string>>()
+
+function inFlightOf(runtime: ChatRuntime): Set<string> {
+  let ids = inFlightByRuntime.get(runtime)
+  if (!ids) inFlightByRuntime.set(runtime, (ids = new Set()))
+  return ids
+}
+
+/** True while a send of this id is on the wire in this runtime. */
+export function isInFlight(runtime: ChatRuntime, clientMessageId: string): boolean {
+  return inFlightOf(runtime).has(clientMessageId)
+}
+
+export type SendHooks = {
+  /** Called once the daemon has accepted the entry, before it leaves the outbox (e.g. to read history again). */
+  onAccepted?: (entry: OutboxEntry, messageId: string) => Promise<unknown> | void
+}
+
+/** A new outbox entry for text the operator just sent: its `client_message_id` is made here, once. */
+export function newEntry(runtime: ChatRuntime, sessionId: string, content: string): OutboxEntry {
+  return { clientMessageId: runtime.newId(), sessionId, content, state: 'sending', createdAt: runtime.clock.now() }
+}
+
+/**
+ * Sends one entry and files the outcome in the outbox. Resolves to `undefined`, sending nothing,
+ * when the same id is already on the wire (a second Enter, a double click, a remount).
+ */
+export async function sendEntry(runtime: ChatRuntime, entry: OutboxEntry, hooks: SendHooks = {}): Promise<SendOutcome | undefined> {
+  const { outbox } = runtime
+  const inFlight = inFlightOf(runtime)
+  if (inFlight.has(entry.clientMessageId)) return undefined
+  inFlight.add(entry.clientMessageId)
+  // An id the outbox already holds has been on the wire before (this page or the one before it).
+  const triedBefore = outbox.get(entry.clientMessageId) !== undefined
+  outbox.put({ ...entry, state: 'sending' })
+  try {
+    const outcome = await deliver(runtime, entry, { triedBefore })
+    if (outcome.kind === 'accepted') {
+      outbox.update(entry.clientMessageId, { acceptedMessageId: outcome.messageId })
+      try {
+        await hooks.onAccepted?.(entry, outcome.messageId)
+      } catch {
+        // Accepted is accepted: a failed history read after it is the transcript's concern.
+      }
+      outbox.remove(entry.clientMessageId)
+    } else if (outcome.kind === 'refused' && readDraft(entry.sessionId) === entry.content) {
+      // The box still holds the text (the composer keeps a refused draft): the entry can go.
+      outbox.remove(entry.clientMessageId)
+    } else {
+      // Not sent, or refused with the text nowhere else (Send again, a send resumed after a
+      // reload): it stays, with Send again and Edit, so nothing typed is lost.
+      outbox.update(entry.clientMessageId, { state: 'not_sent' })
+    }
+    return outcome
+  } catch {
+    outbox.update(entry.clientMessageId, { state: 'not_sent' })
+    return { kind: 'not_sent' }
+  } finally {
+    inFlight.delete(entry.clientMessageId)
+  }
+}
+
+/**
+ * Picks up the sends of a session that were on the wire when the page went away (or the view was
+ * left), with their own ids. Their text shows as "Sending…" in the transcript; a box still holding
+ * it is emptied, or a second Enter would send the same text again under a new id.
+ */
+export function resumeSends(runtime: ChatRuntime, sessionId: string, hooks: SendHooks = {}): Promise<SendOutcome | undefined>[] {
+  const resumed: Promise<SendOutcome | undefined>[] = []
+  for (const entry of runtime.outbox.entries()) {
+    if (entry.state !== 'sending' || entry.sessionId !== sessionId) continue
+    if (readDraft(sessionId) === entry.content) writeDraft(sessionId, '')
+    resumed.push(sendEntry(runtime, entry, hooks))
+  }
+  return resumed
+}
+
+/** Drops a "not sent" entry and hands its text back; `undefined` while it is on the wire. */
+export function takeBack(runtime: ChatRuntime, clientMessageId: string): string | undefined {
+  const entry = runtime.outbox.get(clientMessageId)
+  if (!entry || isInFlight(runtime, clientMessageId)) return undefined
+  runtime.outbox.remove(clientMessageId)
+  return entry.content
 }
 
 export type SendApi = {
@@ -63,72 +176,38 @@ export function useSend(sessionId: string | undefined): SendApi {
   const runtime = useChatRuntime()
   const { outbox } = runtime
   const queryClient = useQueryClient()
-  const inFlight = useRef(new Set<string>())
   const entries = useSyncExternalStore(outbox.subscribe, outbox.entries, outbox.entries)
   const pending = entries.filter((e) => e.sessionId === sessionId)
 
-  const run = useCallback(
-    async (entry: OutboxEntry): Promise<SendOutcome | undefined> => {
-      // A second Enter, a double click or a remount while this id is on the wire sends nothing more.
-      if (inFlight.current.has(entry.clientMessageId)) return undefined
-      inFlight.current.add(entry.clientMessageId)
-      outbox.put({ ...entry, state: 'sending' })
-      try {
-        const outcome = await deliver(runtime, entry)
-        if (outcome.kind === 'accepted') {
-          outbox.update(entry.clientMessageId, { acceptedMessageId: outcome.messageId })
-          await queryClient.invalidateQueries({ queryKey: chatKeys.messages(entry.sessionId) })
-          void queryClient.invalidateQueries({ queryKey: chatKeys.sessions })
-          outbox.remove(entry.clientMessageId)
-        } else if (outcome.kind === 'refused') {
-          outbox.remove(entry.clientMessageId)
-        } else {
-          outbox.update(entry.clientMessageId, { state: 'not_sent' })
-        }
-        return outcome
-      } catch {
-        outbox.update(entry.clientMessageId, { state: 'not_sent' })
-        return { kind: 'not_sent' }
-      } finally {
-        inFlight.current.delete(entry.clientMessageId)
-      }
-    },
-    [outbox, queryClient, runtime],
+  const hooks = useMemo<SendHooks>(
+    () => ({
+      onAccepted: async (entry) => {
+        await queryClient.invalidateQueries({ queryKey: chatKeys.messages(entry.sessionId) })
+        void queryClient.invalidateQueries({ queryKey: chatKeys.sessions })
+      },
+    }),
+    [queryClient],
   )
 
   // A reload in the middle of a send: the entry is still "sending", so finish it with the same id.
   useEffect(() => {
-    for (const entry of outbox.entries()) {
-      if (entry.state === 'sending' && entry.sessionId === sessionId) void run(entry)
-    }
-  }, [outbox, run, sessionId])
+    if (sessionId) resumeSends(runtime, sessionId, hooks)
+  }, [runtime, hooks, sessionId])
 
   const send = useCallback(
-    (content: string) => {
-      if (!sessionId) return Promise.resolve(undefined)
-      const entry: OutboxEntry = { clientMessageId: runtime.newId(), sessionId, content, state: 'sending', createdAt: runtime.clock.now() }
-      return run(entry)
-    },
-    [run, runtime, sessionId],
+    (content: string) => (sessionId ? sendEntry(runtime, newEntry(runtime, sessionId, content), hooks) : Promise.resolve(undefined)),
+    [hooks, runtime, sessionId],
   )
 
   const resend = useCallback(
     (clientMessageId: string) => {
       const entry = outbox.get(clientMessageId)
-      return entry ? run(entry) : Promise.resolve(undefined)
+      return entry ? sendEntry(runtime, entry, hooks) : Promise.resolve(undefined)
     },
-    [outbox, run],
+    [hooks, outbox, runtime],
   )
 
-  const takeBack = useCallback(
-    (clientMessageId: string) => {
-      const entry = outbox.get(clientMessageId)
-      if (!entry || inFlight.current.has(clientMessageId)) return undefined
-      outbox.remove(clientMessageId)
-      return entry.content
-    },
-    [outbox],
-  )
+  const drop = useCallback((clientMessageId: string) => takeBack(runtime, clientMessageId), [runtime])
 
-  return { send, resend, takeBack, pending }
+  return { send, resend, takeBack: drop, pending }
 }
