@@ -111,6 +111,8 @@ const preview = {
   parameters: {
     layout: 'padded',
     controls: { expanded: true },
+    // From the smallest piece to the whole app.
+    options: { storySort: { order: ['Chat', 'Retry', 'Errors', 'App', 'Connected'] } },
   },
 } satisfies Preview
 

@@ -1,5 +1,6 @@
 import type { Meta, StoryObj } from '@storybook/react-vite'
-import { expect } from 'storybook/test'
+import { expect, waitFor } from 'storybook/test'
+import type { StoryLandmark } from '../.storybook/preview'
 import { App } from '../src/app/app'
 import type { MockDaemon } from '../mocks/model'
 import { sample } from './fixtures'
@@ -15,7 +16,7 @@ const meta = {
   parameters: {
     layout: 'fullscreen',
     // The shell has its own header, aside and main.
-    landmark: 'none',
+    landmark: 'none' satisfies StoryLandmark,
   },
 } satisfies Meta<typeof App>
 
@@ -30,6 +31,11 @@ async function seedSessions(d: SeedDaemon, locale: 'en' | 'zh'): Promise<string>
   d.send(deploy, sample('question', locale))
   await d.settled()
   return deploy
+}
+
+/** The simulator panel is loaded lazily; the shell is complete once it is there. */
+async function simulatorShown(canvasElement: HTMLElement): Promise<void> {
+  await waitFor(() => expect(canvasElement.querySelector('details.simulator')).not.toBeNull())
 }
 
 /** The simulator panel reads `window.__mockDaemon`, as the in-browser mock daemon sets it. */
@@ -49,6 +55,9 @@ export const NoSessionOpen: Story = {
     },
     { beforeEach: (daemon) => exposeDaemon(daemon) },
   ),
+  play: async ({ canvasElement }) => {
+    await simulatorShown(canvasElement)
+  },
 }
 
 /**
@@ -67,7 +76,8 @@ export const SessionOpen: Story = {
       }
     },
   }),
-  play: async ({ canvas }) => {
+  play: async ({ canvas, canvasElement }) => {
     await expect(await canvas.findByRole('log')).toBeInTheDocument()
+    await simulatorShown(canvasElement)
   },
 }

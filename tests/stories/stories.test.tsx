@@ -20,6 +20,7 @@ import { getWorker } from 'msw-storybook-addon'
 import type { SetupServer } from 'msw/node'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
 import preview from '../../.storybook/preview'
+import { resources } from '../../src/i18n/resources'
 import { ERROR_CODES, REFUSAL_CODES } from '../../src/wire/types'
 import type { CodeCoverage } from '../../stories/coverage'
 import type { StoryTestParameters } from '../../stories/test-parameters'
@@ -78,7 +79,7 @@ afterEach(async () => {
 })
 
 /** Milliseconds without a DOM change after which a connected story counts as settled. */
-const QUIET_MS = 300
+const QUIET_MS = 400
 
 /**
  * Waits until a connected story has settled: no request in flight, nothing marked busy, and no
@@ -104,6 +105,26 @@ async function settle(container: HTMLElement): Promise<void> {
     observer.disconnect()
   }
 }
+
+/** Every string of a word table, depth first. */
+function tableStrings(table: unknown): string[] {
+  if (typeof table === 'string') return [table]
+  return typeof table === 'object' && table !== null ? Object.values(table).flatMap(tableStrings) : []
+}
+
+/**
+ * Distinctive pieces of the English table that the Chinese table does not share: the longest
+ * literal run of each entry (between `{{…}}` placeholders), when it is long enough to mean
+ * something. Seeing one in a Chinese rendering means English words reached a Chinese screen.
+ */
+const ENGLISH_ONLY_PHRASES = (() => {
+  const shared = new Set(tableStrings(resources.zh.translation))
+  const phrases = tableStrings(resources.en.translation)
+    .filter((entry) => !shared.has(entry))
+    .map((entry) => entry.split(/\{\{[^}]*\}\}/).map((part) => part.trim()).sort((a, b) => b.length - a.length)[0] ?? '')
+    .filter((phrase) => phrase.length >= 8)
+  return [...new Set(phrases)]
+})()
 
 const HAN = /\p{Script=Han}/u
 const LATIN_WORD = /[A-Za-z]{2,}/
@@ -140,6 +161,10 @@ describe.each(LOCALES)('stories in %s', (locale) => {
     expect(text, 'the story renders nothing').not.toBe('')
     if (locale === 'zh') {
       if (testParameters(story).uiWords !== false) expect(text, 'the Chinese rendering has no Chinese in it').toMatch(HAN)
+      expect(
+        ENGLISH_ONLY_PHRASES.filter((phrase) => text.includes(phrase)),
+        'English interface words in the Chinese rendering',
+      ).toEqual([])
     } else {
       expect(text).toMatch(LATIN_WORD)
       expect(textOutsideChinese(canvasElement), 'the English rendering shows Chinese').not.toMatch(HAN)
