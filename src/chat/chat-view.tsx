@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useCallback, useRef, useState } from 'react'
+import { useCallback, useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { describeFailure, failureFromError } from '../i18n/describe-failure'
 import { RefusalError } from '../wire/errors'
@@ -34,11 +34,22 @@ export function ChatView({ sessionId }: { sessionId: string }) {
   const [sendError, setSendError] = useState<string>()
   const [confirming, setConfirming] = useState<{ anchorId: string; count: number }>()
   const [regenerateError, setRegenerateError] = useState<{ anchorId: string; error: unknown }>()
+  const [resendErrors, setResendErrors] = useState<Record<string, string>>({})
   const composerRef = useRef<HTMLTextAreaElement>(null)
   const retry = useRetryScheduler(sessionId, messages)
   const items = buildTranscript(messages ?? [], pending)
   const lastItem = items.at(-1)
   const logRef = useStickToBottom<HTMLDivElement>(`${items.length}:${lastItem?.kind === 'agent' ? lastItem.message.content.length : ''}`)
+
+  // A parked send that history shows after all (its answer was lost, a later read found it)
+  // has landed: it leaves the outbox, so it is neither shown twice nor kept for ever.
+  useEffect(() => {
+    if (!messages) return
+    const landed = new Set(messages.map((m) => m.client_message_id))
+    for (const entry of pending) {
+      if (entry.state === 'not_sent' && landed.has(entry.clientMessageId)) runtime.outbox.remove(entry.clientMessageId)
+    }
+  }, [messages, pending, runtime])
 
   const refresh = useCallback(() => {
     void queryClient.invalidateQueries({ queryKey: chatKeys.messages(sessionId) })
@@ -114,11 +125,20 @@ export function ChatView({ sessionId }: { sessionId: string }) {
                 key={item.key}
                 content={item.entry.content}
                 delivery={item.entry.state === 'sending' ? 'sending' : 'not_sent'}
-                onSendAgain={() => void resend(id)}
+                error={resendErrors[id]}
+                onSendAgain={async () => {
+                  setResendErrors(({ [id]: _, ...rest }) => rest)
+                  const outcome = await resend(id)
+                  if (outcome?.kind === 'refused') {
+                    const reason = describeFailure(t, failureFromError(outcome.error)).text
+                    setResendErrors((prev) => ({ ...prev, [id]: t('composer.refused', { reason }) }))
+                  }
+                }}
                 onEdit={() => {
                   const text = takeBack(id)
                   if (text !== undefined) {
-                    setDraft(text)
+                    // Whatever the operator typed since stays; the parked text comes after it.
+                    setDraft(draft.trim() ? `${draft}\n${text}` : text)
                     composerRef.current?.focus()
                   }
                 }}

@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next'
-import { describeFailure, failureFromError, type FailureInput } from '../i18n/describe-failure'
+import { describeFailure, failureFromError, isVerbatimFailure, type FailureInput } from '../i18n/describe-failure'
 import type { WireError } from '../wire/types'
 
 /**
@@ -22,11 +22,17 @@ export type FailureNoticeProps = {
 
 /** The worded failure, with its code in small print for support. Daemon text is rendered as text. */
 export function FailureNotice({ error, thrown, className = 'failure' }: FailureNoticeProps) {
-  const { t } = useTranslation()
-  const { text, code } = describeFailure(t, thrown !== undefined ? failureFromError(thrown) : failureOfWireError(error))
+  const { t, i18n } = useTranslation()
+  const failure = thrown !== undefined ? failureFromError(thrown) : failureOfWireError(error)
+  const { text, code } = describeFailure(t, failure)
+  // The daemon's own words, shown because no table knows the code: marked as such outside English.
+  const verbatim = isVerbatimFailure(failure) && !i18n.language.startsWith('en')
   return (
     <div className={className}>
-      <p className="failure__text">{text}</p>
+      <p className="failure__text" lang={verbatim ? 'en' : undefined}>
+        {text}
+      </p>
+      {verbatim ? <p className="failure__note">{t('failure.raw')}</p> : null}
       {code ? <p className="failure__code">{t('transcript.supportCode', { code })}</p> : null}
     </div>
   )

@@ -7,10 +7,12 @@ export type OperatorMessageProps = {
   delivery: Delivery
   onSendAgain?: () => void
   onEdit?: () => void
+  /** A worded refusal of the last Send again. */
+  error?: string
 }
 
 /** An operator message, with where its send stands: sending, sent, or not sent (with its way out). */
-export function OperatorMessage({ content, delivery, onSendAgain, onEdit }: OperatorMessageProps) {
+export function OperatorMessage({ content, delivery, onSendAgain, onEdit, error }: OperatorMessageProps) {
   const { t } = useTranslation()
   const label = delivery === 'sending' ? t('status.sending') : delivery === 'sent' ? t('status.sent') : t('status.notSent')
   return (
@@ -20,6 +22,11 @@ export function OperatorMessage({ content, delivery, onSendAgain, onEdit }: Oper
         <span className={`badge badge--${delivery}`}>{label}</span>
       </header>
       <div className="message__body">{content}</div>
+      {delivery === 'not_sent' && error ? (
+        <p className="failure failure__text" role="alert">
+          {error}
+        </p>
+      ) : null}
       {delivery === 'not_sent' ? (
         <div className="message__actions">
           {onSendAgain ? (

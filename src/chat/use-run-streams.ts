@@ -78,7 +78,11 @@ async function follow(runtime: ChatRuntime, queryClient: QueryClient, sessionId:
     if (error instanceof StreamFailure) {
       // The connection could not be picked up again; the run may still finish in the daemon.
       publish({ ...state, status: 'failed', error: { code: error.code ?? '', message: error.message } })
-    } else if (!(error instanceof RefusalError)) {
+    } else if (error instanceof RefusalError) {
+      // The daemon refused the stream (unauthorized, run_not_found…). Say so on the reply: if
+      // history still shows the run going, this notice stands instead of a "Writing…" that never ends.
+      publish({ ...state, status: 'failed', error: { code: error.code, message: error.message } })
+    } else {
       publish({ ...state, status: 'failed', error: { code: 'stream_ended', message: error instanceof Error ? error.message : String(error) } })
     }
   }
