@@ -112,6 +112,16 @@ export function createDaemonClient({ baseUrl, fetch: fetchImpl = (...args) => gl
   }
 }
 
+/** Codes implied by a bare status with no body. */
+const STATUS_CODES: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  500: 'internal_error',
+  502: 'daemon_unavailable',
+  503: 'daemon_unavailable',
+  504: 'daemon_unavailable',
+}
+
 /** Reads a refusal: the `{ error, code }` envelope, or the status alone when the body is not one. */
 async function refusalFrom(response: Response): Promise<RefusalError> {
   const text = await response.text().catch(() => '')
@@ -122,5 +132,8 @@ async function refusalFrom(response: Response): Promise<RefusalError> {
     // not JSON: fall through and keep what the daemon (or a proxy in front of it) said
   }
   const raw = text.trim().slice(0, RAW_BODY_LIMIT)
-  return new RefusalError(response.status, '', raw || `HTTP ${response.status} ${response.statusText}`.trim())
+  if (raw) return new RefusalError(response.status, '', raw)
+  // An empty answer (a proxy in front of the daemon, a daemon going down): the status alone still
+  // names a code the client can word, rather than an English status line.
+  return new RefusalError(response.status, STATUS_CODES[response.status] ?? '', `HTTP ${response.status} ${response.statusText}`.trim())
 }

@@ -151,11 +151,18 @@ describe('refusals', () => {
     })
   })
 
-  it('an empty refusal body still says which status it was', async () => {
+  it('an empty refusal body still says which status it was, with the code that status implies', async () => {
     server.use(http.get('*/api/v1/sessions', () => new HttpResponse(null, { status: 503, statusText: 'Service Unavailable' })))
     const error = await refusal(client.listSessions())
-    expect([error.status, error.code]).toEqual([503, ''])
+    expect([error.status, error.code]).toEqual([503, 'daemon_unavailable'])
     expect(error.message).toContain('503')
+  })
+
+  it('an empty refusal body with a status that implies no code keeps the status line', async () => {
+    server.use(http.get('*/api/v1/sessions', () => new HttpResponse(null, { status: 418, statusText: "I'm a teapot" })))
+    const error = await refusal(client.listSessions())
+    expect([error.status, error.code]).toEqual([418, ''])
+    expect(error.message).toBe("HTTP 418 I'm a teapot")
   })
 })
 
