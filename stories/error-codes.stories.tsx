@@ -3,7 +3,7 @@ import { expect, fn } from 'storybook/test'
 import { AgentReply } from '../src/chat/agent-reply'
 import type { ErrorCode, Message } from '../src/wire/types'
 import { failureForCode, RAW_ERROR_TEXT, UNKNOWN_CODE } from '../mocks/faults'
-import { covers } from './coverage'
+import { covers, expectVerbatim } from './failure-checks'
 import { agentReply, localizedMessage, SAMPLE } from './fixtures'
 
 /**
@@ -93,8 +93,8 @@ const unknownSentence = 'The flux capacitor is depleted; the run cannot go on.'
 export const UnknownCode: Story = {
   name: 'Unknown code (daemon sentence kept)',
   args: { message: agentReply({ content: SAMPLE.partial.en, status: 'failed', error: { code: UNKNOWN_CODE, message: unknownSentence } }) },
-  play: async ({ canvas }) => {
-    await expect(canvas.getByText(unknownSentence)).toBeInTheDocument()
+  play: async ({ canvas, globals }) => {
+    await expectVerbatim(canvas.getByText(unknownSentence), globals.locale)
     await expect(canvas.getByText(UNKNOWN_CODE, { exact: false })).toBeInTheDocument()
   },
 }
@@ -103,8 +103,8 @@ export const UnknownCode: Story = {
 export const RawText: Story = {
   name: 'Raw plain text',
   args: { message: agentReply({ content: SAMPLE.partial.en, status: 'failed', error: { code: '', message: RAW_ERROR_TEXT } }) },
-  play: async ({ canvas }) => {
-    await expect(canvas.getByText(RAW_ERROR_TEXT)).toBeInTheDocument()
+  play: async ({ canvas, globals }) => {
+    await expectVerbatim(canvas.getByText(RAW_ERROR_TEXT), globals.locale)
   },
 }
 

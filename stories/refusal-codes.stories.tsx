@@ -2,8 +2,7 @@ import type { Meta, StoryObj } from '@storybook/react-vite'
 import { expect } from 'storybook/test'
 import { FailureNotice } from '../src/chat/failure-notice'
 import type { RefusalCode } from '../src/wire/types'
-import { covers } from './coverage'
-import type { StoryTestParameters } from './test-parameters'
+import { covers, expectVerbatim } from './failure-checks'
 
 /**
  * Every code a refused request can carry (REFUSAL_CODES), one story each, named by the code
@@ -80,8 +79,8 @@ const unknownSentence = 'The daemon is a teapot and will not brew this request.'
 export const UnknownCode: Story = {
   name: 'Unknown code (daemon sentence kept)',
   args: { thrown: { status: 418, code: 'im_a_teapot', message: unknownSentence } },
-  play: async ({ canvas }) => {
-    await expect(canvas.getByText(unknownSentence)).toBeInTheDocument()
+  play: async ({ canvas, globals }) => {
+    await expectVerbatim(canvas.getByText(unknownSentence), globals.locale)
   },
 }
 
@@ -91,13 +90,8 @@ const proxyPage = '<html><head><title>502 Bad Gateway</title></head><body>nginx<
 export const RawText: Story = {
   name: 'Raw plain text',
   args: { thrown: { status: 502, code: '', message: proxyPage } },
-  parameters: {
-    // Only the proxy's words are on screen: FailureNotice adds no words of its own around verbatim
-    // text (the `failure.raw` label in the tables is unused), so there is nothing to translate.
-    storyTest: { uiWords: false } satisfies StoryTestParameters,
-  },
-  play: async ({ canvas, canvasElement }) => {
-    await expect(canvas.getByText(proxyPage)).toBeInTheDocument()
+  play: async ({ canvas, canvasElement, globals }) => {
+    await expectVerbatim(canvas.getByText(proxyPage), globals.locale)
     await expect(canvasElement.querySelector('title, body body')).toBeNull()
   },
 }

@@ -22,8 +22,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi 
 import preview from '../../.storybook/preview'
 import { resources } from '../../src/i18n/resources'
 import { ERROR_CODES, REFUSAL_CODES } from '../../src/wire/types'
-import type { CodeCoverage } from '../../stories/coverage'
-import type { StoryTestParameters } from '../../stories/test-parameters'
+import type { CodeCoverage } from '../../stories/failure-checks'
 
 const annotations = setProjectAnnotations([preview])
 beforeAll(async () => {
@@ -47,7 +46,6 @@ const stories = Object.entries(modules).flatMap(([path, module]) => {
 type StoryCase = (typeof stories)[number]
 
 const isConnected = ({ Story }: StoryCase) => Story.parameters.msw !== undefined
-const testParameters = ({ Story }: StoryCase): StoryTestParameters => (Story.parameters.storyTest as StoryTestParameters | undefined) ?? {}
 
 // In Node the addon's `getWorker` returns the `setupServer` instance its `initialize` started.
 const server = getWorker() as unknown as SetupServer
@@ -160,7 +158,8 @@ describe.each(LOCALES)('stories in %s', (locale) => {
     const text = canvasElement.textContent?.trim() ?? ''
     expect(text, 'the story renders nothing').not.toBe('')
     if (locale === 'zh') {
-      if (testParameters(story).uiWords !== false) expect(text, 'the Chinese rendering has no Chinese in it').toMatch(HAN)
+      // Every story shows interface words (labels, statuses, the marker on daemon text).
+      expect(text, 'the Chinese rendering has no Chinese in it').toMatch(HAN)
       expect(
         ENGLISH_ONLY_PHRASES.filter((phrase) => text.includes(phrase)),
         'English interface words in the Chinese rendering',
