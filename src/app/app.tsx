@@ -14,9 +14,11 @@ export function App() {
   const [sessionId, navigate] = useSessionRoute()
   return (
     <div className="app">
-      <a className="skip-link" href="#composer-input">
-        {t('app.skipToComposer')}
-      </a>
+      {sessionId ? (
+        <a className="skip-link" href="#composer-input">
+          {t('app.skipToComposer')}
+        </a>
+      ) : null}
       <header className="app__header">
         <h1 className="app__title">
           {t('app.title')} <span className="app__tagline">{t('app.tagline')}</span>

@@ -34,7 +34,7 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
     <article className={`message message--agent message--${status}`} aria-label={t('transcript.agent')} data-status={status}>
       <header className="message__meta">
         <span className="message__author">{t('transcript.agent')}</span>
-        <span className={`badge badge--${status}`} role="status">
+        <span className={`badge badge--${status}`}>
           {statusText}
         </span>
       </header>

@@ -112,7 +112,7 @@ export function ChatView({ sessionId }: { sessionId: string }) {
   }
 
   return (
-    <section className="chat" aria-label={t('transcript.label')}>
+    <section className="chat">
       <div ref={logRef} className="transcript" role="log" aria-label={t('transcript.label')} aria-live="off" aria-busy={messagesResult.isPending}>
         {messagesResult.isPending ? <p className="muted">{t('app.loading')}</p> : null}
         {!messagesResult.isPending && items.length === 0 ? <p className="muted">{t('transcript.empty')}</p> : null}

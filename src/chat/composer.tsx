@@ -1,4 +1,4 @@
-import { forwardRef, useEffect, useRef, useState, type KeyboardEvent, type FormEvent } from 'react'
+import { forwardRef, useEffect, useId, useRef, useState, type KeyboardEvent, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { MAX_CONTENT_LENGTH } from '../wire/types'
 
@@ -24,6 +24,7 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
 ) {
   const { t } = useTranslation()
   const [composing, setComposing] = useState(false)
+  const hintId = useId()
   const over = value.length - MAX_CONTENT_LENGTH
   const blank = value.trim() === ''
   const canSend = !blank && over <= 0 && !sending && !disabled
@@ -67,14 +68,14 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
         readOnly={sending}
         disabled={disabled}
         aria-invalid={over > 0 || undefined}
-        aria-describedby={error || over > 0 ? 'composer-hint' : undefined}
+        aria-describedby={error || over > 0 ? hintId : undefined}
         onChange={(e) => onChange(e.target.value)}
         onKeyDown={onKeyDown}
         onCompositionStart={() => setComposing(true)}
         onCompositionEnd={() => setComposing(false)}
       />
       <div className="composer__footer">
-        <p id="composer-hint" className="composer__hint" role={error ? 'alert' : undefined}>
+        <p id={hintId} className="composer__hint" role={error ? 'alert' : undefined}>
           {over > 0 ? t('composer.tooLong', { count: over, max: MAX_CONTENT_LENGTH }) : error}
         </p>
         <button type="submit" className="button button--primary" disabled={!canSend}>

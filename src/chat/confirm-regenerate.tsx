@@ -14,16 +14,29 @@ export function ConfirmRegenerate({ count, onConfirm, onCancel }: ConfirmRegener
   const titleId = useId()
   const bodyId = useId()
   const keepRef = useRef<HTMLButtonElement>(null)
-  useEffect(() => keepRef.current?.focus(), [])
+  const cancelRef = useRef(onCancel)
+  useEffect(() => {
+    cancelRef.current = onCancel
+  }, [onCancel])
+  useEffect(() => {
+    // Focus starts on the safe choice and goes back to whatever opened the question.
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
+    keepRef.current?.focus()
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') cancelRef.current()
+    }
+    document.addEventListener('keydown', onKey)
+    return () => {
+      document.removeEventListener('keydown', onKey)
+      if (opener?.isConnected) opener.focus()
+    }
+  }, [])
   return (
     <div
       className="confirm"
       role="alertdialog"
       aria-labelledby={titleId}
       aria-describedby={bodyId}
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') onCancel()
-      }}
     >
       <h3 id={titleId} className="confirm__title">
         {t('regenerate.confirmTitle')}

@@ -1,3 +1,4 @@
+import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { Session } from '../wire/types'
 
@@ -15,10 +16,11 @@ export type SessionListProps = {
 /** The operator's sessions, newest first, with the one in view marked as current. */
 export function SessionList({ sessions, currentId, onSelect, onCreate, creating = false, error, onRetry }: SessionListProps) {
   const { t } = useTranslation()
+  const headingId = useId()
   return (
-    <nav className="sessions" aria-labelledby="sessions-heading">
+    <nav className="sessions" aria-labelledby={headingId}>
       <div className="sessions__header">
-        <h2 id="sessions-heading">{t('sessions.heading')}</h2>
+        <h2 id={headingId}>{t('sessions.heading')}</h2>
         <button type="button" className="button button--primary" onClick={onCreate} disabled={creating}>
           {creating ? t('sessions.creating') : t('sessions.new')}
         </button>
@@ -33,7 +35,9 @@ export function SessionList({ sessions, currentId, onSelect, onCreate, creating 
           ) : null}
         </div>
       ) : null}
-      {sessions === undefined && !error ? <p className="muted">{t('app.loading')}</p> : null}
+      {sessions === undefined && !error ? <p className="muted" role="status">
+          {t('app.loading')}
+        </p> : null}
       {sessions?.length === 0 ? <p className="muted">{t('sessions.empty')}</p> : null}
       {sessions && sessions.length > 0 ? (
         <ul className="sessions__list">
