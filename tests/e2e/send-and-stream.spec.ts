@@ -1,0 +1,64 @@
+import { agentReplies, daemonState, expect, messageBox, newSession, openApp, operatorMessages, replyBody, seenStatuses, sendMessage, test, statusBadge } from './fixtures'
+
+test('a message sent with Enter gets a reply that streams in, completes, and survives a reload', async ({ page }) => {
+  await openApp(page)
+  await expect(page.getByText('Pick a session on the left, or start a new one.')).toBeVisible()
+  const sessionId = await newSession(page)
+  expect(page.url()).toMatch(new RegExp(`/sessions/${sessionId}$`))
+  await expect(page.getByText('No messages yet. Write the first one below.')).toBeVisible()
+
+  await sendMessage(page, 'How do I rotate the daemon logs?')
+
+  const you = operatorMessages(page)
+  await expect(you).toHaveCount(1)
+  await expect(you).toContainText('How do I rotate the daemon logs?')
+  await expect(you).toHaveAttribute('data-delivery', 'sent')
+  // The box is emptied once the daemon has the message.
+  await expect(messageBox(page)).toHaveValue('')
+
+  const reply = agentReplies(page)
+  await expect(reply).toHaveCount(1)
+  await expect(reply).toHaveAttribute('data-status', 'complete')
+  await expect(statusBadge(reply)).toHaveText('Complete')
+  await expect(reply.getByRole('button', { name: 'Regenerate' })).toBeVisible()
+  // It was seen streaming before it completed, not dropped in whole.
+  expect(await seenStatuses(page)).toEqual(expect.arrayContaining(['streaming', 'complete']))
+  const statuses = await seenStatuses(page)
+  expect(statuses.indexOf('streaming')).toBeLessThan(statuses.lastIndexOf('complete'))
+
+  const state = await daemonState(page)
+  const stored = state.messages.find((m) => m.role === 'agent')
+  expect(stored?.status).toBe('complete')
+  const text = stored?.content ?? ''
+  expect(text).toContain('How do I rotate the daemon logs?')
+  await expect(replyBody(reply)).toHaveText(text)
+
+  // The session is in the sidebar and marked current.
+  const current = page.getByRole('navigation', { name: 'Sessions' }).getByRole('link')
+  await expect(current).toHaveAttribute('href', `/sessions/${sessionId}`)
+  await expect(current).toHaveAttribute('aria-current', 'page')
+
+  await page.reload()
+  expect(new URL(page.url()).pathname).toBe(`/sessions/${sessionId}`)
+  await expect(operatorMessages(page)).toHaveCount(1)
+  await expect(operatorMessages(page)).toContainText('How do I rotate the daemon logs?')
+  await expect(agentReplies(page)).toHaveCount(1)
+  await expect(agentReplies(page)).toHaveAttribute('data-status', 'complete')
+  await expect(replyBody(agentReplies(page))).toHaveText(text)
+})
+
+test('Shift+Enter adds a line instead of sending, and an empty box cannot be sent', async ({ page }) => {
+  await openApp(page)
+  await newSession(page)
+  const box = messageBox(page)
+  await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled()
+  await box.fill('first line')
+  await box.press('Shift+Enter')
+  await box.pressSequentially('second line')
+  await expect(box).toHaveValue('first line\nsecond line')
+  await expect(operatorMessages(page)).toHaveCount(0)
+
+  await page.getByRole('button', { name: 'Send' }).click()
+  await expect(agentReplies(page)).toHaveAttribute('data-status', 'complete')
+  expect((await daemonState(page)).messages.filter((m) => m.role === 'operator').map((m) => m.content)).toEqual(['first line\nsecond line'])
+})
