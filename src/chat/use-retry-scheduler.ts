@@ -39,6 +39,34 @@ export type RetryBinding = {
 }
 
 const TERMINAL = new Set(['complete', 'failed', 'cancelled'])
+
+const CANCELLED_KEY = 'rebound.retry-cancelled.v1'
+/** Enough to cover every failure an operator cancelled in this tab; the oldest go first. */
+const CANCELLED_LIMIT = 200
+
+function cancelledIds(): string[] {
+  try {
+    const parsed: unknown = JSON.parse(sessionStorage.getItem(CANCELLED_KEY) ?? '[]')
+    return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === 'string') : []
+  } catch {
+    return []
+  }
+}
+
+/** Failed replies whose automatic retry the operator cancelled (this tab, across reloads). */
+function wasCancelled(messageId: string): boolean {
+  return cancelledIds().includes(messageId)
+}
+
+function rememberCancelled(messageId: string): void {
+  const ids = cancelledIds()
+  if (ids.includes(messageId)) return
+  try {
+    sessionStorage.setItem(CANCELLED_KEY, JSON.stringify([...ids, messageId].slice(-CANCELLED_LIMIT)))
+  } catch {
+    // Storage blocked: the cancel still holds for as long as this page lives.
+  }
+}
 const SECOND_MS = 1000
 const MINUTE_MS = 60_000
 
@@ -163,6 +191,9 @@ export function useRetryScheduler(sessionId: string, messages: readonly Message[
       const created = actor
       created.subscribe({
         next: (snapshot) => {
+          // The operator's cancel outlives this actor: leaving the session or reloading must not
+          // bring the countdown for the same failure back.
+          if (snapshot.matches('cancelled') && snapshot.context.failedMessageId) rememberCancelled(snapshot.context.failedMessageId)
           mirror(anchorId, snapshot)
           announce(anchorId, retryView(snapshot, runtime.clock.now()))
         },
@@ -183,7 +214,7 @@ export function useRetryScheduler(sessionId: string, messages: readonly Message[
     const tail = main.at(-1)
     // Only the reply at the end of the conversation may arm: regenerating an earlier one would
     // supersede what the operator wrote after it.
-    if (tail && tail.role === 'agent' && tail.reply_to && tail.status === 'failed' && settledInHistory(tail)) {
+    if (tail && tail.role === 'agent' && tail.reply_to && tail.status === 'failed' && settledInHistory(tail) && !wasCancelled(tail.id)) {
       actorFor(tail.reply_to).send({ type: 'failure.observed', message: tail })
     }
     for (const [anchorId, actor] of actors.current) {
