@@ -4,8 +4,7 @@
  */
 import { act, render, type RenderResult } from '@testing-library/react'
 import type { ReactElement } from 'react'
-import { afterAll, afterEach, beforeAll, vi } from 'vitest'
-import { createTestDaemon } from '../../mocks/node'
+import { vi } from 'vitest'
 import type { MockDaemon } from '../../mocks/model'
 import { App } from '../../src/app/app'
 import { createQueryClient, Providers } from '../../src/app/providers'
@@ -15,26 +14,10 @@ import type { Language } from '../../src/i18n/resources'
 import { createI18n } from '../../src/i18n/setup'
 import { createDaemonClient } from '../../src/wire/http'
 
+export { startMockDaemonForFile } from '../setup/mock-daemon'
+
 /** Node's fetch needs absolute URLs; the handlers match any origin. */
 export const DAEMON_ORIGIN = 'http://daemon.test'
-
-/**
- * Starts one mock daemon for the file: listening before all tests, refusing any request no
- * handler knows, reset after each test.
- */
-export function startMockDaemonForFile(): { daemon: MockDaemon; server: ReturnType<typeof createTestDaemon>['server'] } {
-  const test = createTestDaemon()
-  beforeAll(() => test.server.listen({ onUnhandledRequest: 'error' }))
-  afterEach(() => {
-    test.server.resetHandlers()
-    test.daemon.reset()
-  })
-  afterAll(() => {
-    test.daemon.dispose()
-    test.server.close()
-  })
-  return test
-}
 
 /** Fakes only the clock and the timers the product schedules with (see style.md, "Known traps"). */
 export function installFakeClock(start = new Date(2026, 10, 30, 14, 0, 0)) {

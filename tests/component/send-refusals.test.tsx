@@ -4,110 +4,16 @@
  * idempotency invariants (the random sequences are in tests/unit/send-invariants.test.ts).
  */
 import { act, fireEvent, screen, within } from '@testing-library/react'
-import userEvent from '@testing-library/user-event'
-import { http, HttpResponse } from 'msw'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { DaemonState, MockDaemon } from '../../mocks/model'
-import { advance, createSession, DAEMON_ORIGIN, installFakeClock, reloadRuntime, renderChat, startMockDaemonForFile } from './harness'
+import { advance, createSession, DAEMON_ORIGIN, installFakeClock, startMockDaemonForFile } from './harness'
+import { agentArticles, box, expectIdempotent, onlyOperator, open, operatorArticles, operatorMessages, sendFaults, typeAndSend, user } from './send-helpers'
 
 const { daemon, server } = startMockDaemonForFile()
 
 beforeEach(() => installFakeClock())
 afterEach(() => vi.useRealTimers())
 
-const user = () => userEvent.setup({ delay: null })
-const MESSAGES = '*/api/v1/sessions/:sid/messages'
-
-type SentBody = { content: string; client_message_id: string }
-
-/**
- * Records the body of every POST of a message as it starts, whichever handler then answers it
- * (the daemon's own or a test's override).
- */
-function spyOnSends(): SentBody[] {
-  const bodies: SentBody[] = []
-  server.events.on('request:start', ({ request }) => {
-    if (request.method !== 'POST' || !/\/sessions\/[^/]+\/messages$/.test(new URL(request.url).pathname)) return
-    // Read as the request starts; every assertion comes after an advance(), when it is in.
-    void request
-      .clone()
-      .json()
-      .then((body: unknown) => void bodies.push(body as SentBody))
-  })
-  return bodies
-}
-
-afterEach(() => server.events.removeAllListeners())
-
-/** A POST that never gets an answer: the tab goes away before it does. `land` lets the daemon take it first. */
-function hangNextSend({ land }: { land: boolean }) {
-  server.use(
-    http.post(
-      MESSAGES,
-      async ({ request, params }) => {
-        daemon.record(request.method, request.url)
-        if (land) daemon.send(String(params.sid), await request.clone().json())
-        await new Promise<never>(() => {})
-      },
-      { once: true },
-    ),
-  )
-}
-
-/** The next `count` POSTs fail without reaching the daemon (no response at all). */
-function failSendsInTransit(count: number) {
-  let left = count
-  server.use(
-    http.post(MESSAGES, ({ request }) => {
-      if (left <= 0) return undefined
-      left--
-      daemon.record(request.method, request.url)
-      return HttpResponse.error()
-    }),
-  )
-}
-
-function refuseNextSend(status: number, code: string, error: string) {
-  server.use(http.post(MESSAGES, () => HttpResponse.json({ error, code }, { status }), { once: true }))
-}
-
-const box = () => screen.getByRole('textbox', { name: 'Message' })
-const operatorArticles = () => screen.queryAllByRole('article', { name: 'You' })
-const agentArticles = () => screen.queryAllByRole('article', { name: 'Agent' })
-const operatorMessages = (state: DaemonState) => state.messages.filter((m) => m.role === 'operator')
-
-/**
- * The issue's invariants over the daemon's state: one operator message per client id, at most one
- * run per client id, and every run anchored on an operator message that exists.
- */
-function expectIdempotent(state: DaemonState) {
-  const operators = operatorMessages(state)
-  const ids = operators.map((m) => m.client_message_id)
-  expect(new Set(ids).size, 'one operator message per client_message_id').toBe(ids.length)
-  for (const run of state.runs) {
-    const anchor = state.messages.find((m) => m.id === run.anchor_message_id)
-    expect(anchor?.role, `run ${run.id} has its operator message`).toBe('operator')
-  }
-  for (const m of operators) {
-    expect(state.runs.filter((r) => r.anchor_message_id === m.id).length, `runs from ${m.client_message_id}`).toBeLessThanOrEqual(1)
-  }
-}
-
-async function open(sid: string, runtime = reloadRuntime()) {
-  const view = renderChat(sid, { runtime })
-  await advance(10)
-  return view
-}
-
-async function typeAndSend(text: string) {
-  await user().type(box(), `${text}{Enter}`)
-}
-
-function onlyOperator(daemonRef: MockDaemon) {
-  const operators = operatorMessages(daemonRef.state())
-  expect(operators).toHaveLength(1)
-  return operators[0]!
-}
+const { spyOnSends, hangNextSend, failSendsInTransit, refuseNextSend } = sendFaults(daemon, server)
 
 describe('refusals', () => {
   it.each([

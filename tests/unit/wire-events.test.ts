@@ -6,24 +6,15 @@
  */
 import fc from 'fast-check'
 import { http, HttpResponse } from 'msw'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { failureForCode, RAW_ERROR_TEXT, UNKNOWN_CODE } from '../../mocks/faults'
-import { createTestDaemon } from '../../mocks/node'
+import { startMockDaemonForFile } from '../setup/mock-daemon'
 import { isAbortError, RefusalError, StreamFailure } from '../../src/wire/errors'
 import { followRun, toFrame, type FollowRunOptions } from '../../src/wire/events'
 import { createDaemonClient } from '../../src/wire/http'
 import type { StreamFrame } from '../../src/wire/types'
 
-const { daemon, server } = createTestDaemon()
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
-afterEach(() => {
-  server.resetHandlers()
-  daemon.reset()
-})
-afterAll(() => {
-  daemon.dispose()
-  server.close()
-})
+const { daemon, server } = startMockDaemonForFile()
 
 const client = createDaemonClient({ baseUrl: 'http://daemon.test' })
 let ids = 0

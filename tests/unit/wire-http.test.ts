@@ -4,22 +4,13 @@
  * the client words it by.
  */
 import { http, HttpResponse } from 'msw'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDaemon } from '../../mocks/node'
+import { describe, expect, it } from 'vitest'
+import { startMockDaemonForFile } from '../setup/mock-daemon'
 import { isAbortError, MalformedPayloadError, RefusalError, TransportError } from '../../src/wire/errors'
 import { createDaemonClient, type DaemonClient } from '../../src/wire/http'
 import { MAX_CONTENT_LENGTH } from '../../src/wire/types'
 
-const { daemon, server } = createTestDaemon()
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
-afterEach(() => {
-  server.resetHandlers()
-  daemon.reset()
-})
-afterAll(() => {
-  daemon.dispose()
-  server.close()
-})
+const { daemon, server } = startMockDaemonForFile()
 
 const client = createDaemonClient({ baseUrl: 'http://daemon.test' })
 let ids = 0
