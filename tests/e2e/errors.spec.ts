@@ -103,12 +103,12 @@ for (const lang of ['zh', 'en'] as const satisfies readonly Lang[]) {
         }
 
         // A transient class arms tier 2 once history has the classification; cancel it so the next
-        // case starts from a quiet session. Every other class must not arm at all. Half a second of
-        // page time is enough for history to catch up and too little for a 2 s countdown to fire.
+        // case starts from a quiet session. Every other class must not arm at all. Stepping 100 ms at
+        // a time sees the countdown long before its 2 s are up, however long history takes.
         const retry = reply.locator('[data-retry]')
         const transient = (TRANSIENT_RETRY_CLASSES as readonly string[]).includes(stored?.retry?.retry_class ?? '')
         if (transient && stored?.retry?.retryable) {
-          await runClockUntil(page, async () => (await retry.count()) > 0, { stepMs: 100, maxMs: 1_000 })
+          await runClockUntil(page, async () => (await retry.count()) > 0, { stepMs: 100, maxMs: 5_000 })
           await expect(retry).toHaveAttribute('data-retry', 'armed')
           await reply.getByRole('button', { name: WORDS[lang].cancelRetry }).click()
           await expect(retry).toHaveAttribute('data-retry', 'cancelled')

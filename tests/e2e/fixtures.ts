@@ -201,6 +201,9 @@ export async function runClockUntil(page: Page, done: () => Promise<boolean>, op
   for (let elapsed = 0; elapsed <= maxMs; elapsed += stepMs) {
     if (await done()) return
     await page.clock.runFor(stepMs)
+    // Requests to the worker take real time, not page time: give them a moment between steps so a
+    // loaded machine does not use up the page-time budget before history has answered.
+    await page.waitForTimeout(15)
   }
   throw new Error(`runClockUntil: still not done after ${maxMs} ms of page time`)
 }
