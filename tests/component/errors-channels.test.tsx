@@ -12,7 +12,7 @@ import { failureForCode, parseOutcome, RAW_ERROR_TEXT, UNKNOWN_CODE } from '../.
 import { describeFailure } from '../../src/i18n/describe-failure'
 import { resources, type Language } from '../../src/i18n/resources'
 import { createI18n } from '../../src/i18n/setup'
-import { advance, createSession, installFakeClock, reloadRuntime, renderChat, startMockDaemonForFile } from './harness'
+import { advance, advanceUntil, createSession, installFakeClock, reloadRuntime, renderChat, startMockDaemonForFile } from './harness'
 
 const { daemon, server } = startMockDaemonForFile()
 
@@ -59,17 +59,6 @@ function lastAgentReply(lng: Language): HTMLElement {
   const last = agentReplies(lng).at(-1)
   if (!last) throw new Error('no agent reply on screen')
   return last
-}
-
-async function advanceUntil(check: () => boolean, what: string, max = 15_000): Promise<void> {
-  // Small steps first (a failure lands within milliseconds, well before a 2 s retry fires), longer
-  // ones after (a reattachment backs off for seconds).
-  for (let waited = 0, step = 20; waited <= max; waited += step, step = Math.min(step * 2, 400)) {
-    if (check()) return
-    await advance(step)
-  }
-  if (check()) return
-  throw new Error(`gave up after ${max} ms of fake time waiting for ${what}`)
 }
 
 const lastReplyIs = (lng: Language, status: string) => () => agentReplies(lng).at(-1)?.getAttribute('data-status') === status

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { failureForCode } from '../../mocks/faults'
 import { resources, type Language } from '../../src/i18n/resources'
 import { ERROR_CODES } from '../../src/wire/types'
-import { advance, createSession, installFakeClock, renderChat, startMockDaemonForFile } from './harness'
+import { advance, advanceUntil, createSession, installFakeClock, renderChat, startMockDaemonForFile } from './harness'
 
 const { daemon } = startMockDaemonForFile()
 
@@ -20,18 +20,6 @@ const words = (lng: Language) => resources[lng].translation
 
 function agentReplies(lng: Language): HTMLElement[] {
   return screen.queryAllByRole('article', { name: words(lng).transcript.agent })
-}
-
-/** Steps fake time until `check` holds. */
-async function advanceUntil(check: () => boolean, what: string, max = 15_000): Promise<void> {
-  // Small steps first (a failure lands within milliseconds, well before a 2 s retry fires), longer
-  // ones after (a reattachment backs off for seconds).
-  for (let waited = 0, step = 20; waited <= max; waited += step, step = Math.min(step * 2, 400)) {
-    if (check()) return
-    await advance(step)
-  }
-  if (check()) return
-  throw new Error(`gave up after ${max} ms of fake time waiting for ${what}`)
 }
 
 /** Sends one message in a fresh session whose run fails with `code`, and returns the failed reply. */

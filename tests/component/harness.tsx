@@ -29,6 +29,19 @@ export async function advance(ms: number): Promise<void> {
   await act(() => vi.advanceTimersByTimeAsync(ms))
 }
 
+/**
+ * Steps fake time until `check` holds. Small steps first (a failure lands within milliseconds,
+ * well before a 2 s retry fires), longer ones after (a reattachment backs off for seconds).
+ */
+export async function advanceUntil(check: () => boolean, what: string, max = 15_000): Promise<void> {
+  for (let waited = 0, step = 20; waited <= max; waited += step, step = Math.min(step * 2, 400)) {
+    if (check()) return
+    await advance(step)
+  }
+  if (check()) return
+  throw new Error(`gave up after ${max} ms of fake time waiting for ${what}`)
+}
+
 export function createSession(daemon: MockDaemon, title = 'Test session'): string {
   const result = daemon.createSession({ title })
   if (!result.ok) throw new Error(`createSession refused: ${result.refusal.body.code}`)

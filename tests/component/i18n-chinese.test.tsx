@@ -13,7 +13,7 @@ import { resources } from '../../src/i18n/resources'
 import { createI18n, currentLanguage } from '../../src/i18n/setup'
 import { createDaemonClient } from '../../src/wire/http'
 import { ERROR_CODES, REFUSAL_CODES, RETRY_CLASSES } from '../../src/wire/types'
-import { advance, DAEMON_ORIGIN, installFakeClock, renderApp, startMockDaemonForFile } from './harness'
+import { advance, advanceUntil, DAEMON_ORIGIN, installFakeClock, renderApp, startMockDaemonForFile } from './harness'
 
 const { daemon } = startMockDaemonForFile()
 
@@ -83,17 +83,6 @@ function expectNoEnglish() {
 }
 
 const agentReplies = () => screen.queryAllByRole('article', { name: zh.transcript.agent })
-
-async function advanceUntil(check: () => boolean, what: string, max = 15_000): Promise<void> {
-  // Small steps first (a failure lands within milliseconds, well before a 2 s retry fires), longer
-  // ones after (a reattachment backs off for seconds).
-  for (let waited = 0, step = 20; waited <= max; waited += step, step = Math.min(step * 2, 400)) {
-    if (check()) return
-    await advance(step)
-  }
-  if (check()) return
-  throw new Error(`gave up after ${max} ms of fake time waiting for ${what}`)
-}
 
 async function sendAndSettle(text: string, status: string) {
   const box = screen.getByRole('textbox', { name: zh.composer.label })
