@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next'
-import { formatClockTime } from '../i18n/format'
+import { countdownSeconds, formatClockTime } from '../i18n/format'
 import { FailureNotice } from './failure-notice'
 
 export type RetryStatusView = {
@@ -26,7 +26,7 @@ export type RetryStatusProps = {
  */
 export function RetryStatus({ view, now, onRetryNow, onCancel }: RetryStatusProps) {
   const { t, i18n } = useTranslation()
-  const seconds = Math.ceil(view.remainingMs / 1000)
+  const seconds = countdownSeconds(view.remainingMs)
   let line: string
   switch (view.status) {
     case 'armed':

@@ -8,7 +8,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { createActor, fromPromise, type ActorRefFrom } from 'xstate'
 import { describeFailure, failureFromError } from '../i18n/describe-failure'
-import { formatClockTime } from '../i18n/format'
+import { countdownSeconds, formatClockTime } from '../i18n/format'
 import {
   fromRegenerate,
   retryMachine,
@@ -163,7 +163,7 @@ export function useRetryScheduler(sessionId: string, messages: readonly Message[
       const { t: tr, lng } = tRef.current
       const clockNow = runtime.clock.now()
       let text = ''
-      if (view.status === 'armed') text = tr('retry.announceArmed', { attempt: view.attempt, seconds: Math.ceil(view.remainingMs / 1000) })
+      if (view.status === 'armed') text = tr('retry.announceArmed', { attempt: view.attempt, seconds: countdownSeconds(view.remainingMs) })
       else if (view.status === 'paused' && view.deadline !== null)
         text = tr('retry.announcePaused', { attempt: view.attempt, time: formatClockTime(view.deadline, clockNow, lng) })
       else if (view.status === 'cancelled') text = tr('retry.announceCancelled')
