@@ -30,6 +30,8 @@ const REFUSALS = {
   unauthorized: [401, 'The request carries no valid token.'],
   internal_error: [500, 'The daemon failed to store the message.'],
   daemon_unavailable: [503, 'The daemon is shutting down.'],
+  title_empty: [422, 'The session title is empty.'],
+  title_too_long: [422, 'The session title is longer than 200 characters.'],
 } as const satisfies Record<RefusalCode, readonly [number, string]>
 
 /** FailureNotice for a refusal with `code`, worded from the table in both languages. */
@@ -57,6 +59,8 @@ export const RunNotFound: Story = refusedWith('run_not_found')
 export const Unauthorized: Story = refusedWith('unauthorized')
 export const InternalError: Story = refusedWith('internal_error')
 export const DaemonUnavailable: Story = refusedWith('daemon_unavailable')
+export const TitleEmpty: Story = refusedWith('title_empty')
+export const TitleTooLong: Story = refusedWith('title_too_long')
 
 // A code without a story fails `tsc` here (and the story suite at run time).
 const _everyRefusalCode = {
@@ -71,6 +75,8 @@ const _everyRefusalCode = {
   unauthorized: Unauthorized,
   internal_error: InternalError,
   daemon_unavailable: DaemonUnavailable,
+  title_empty: TitleEmpty,
+  title_too_long: TitleTooLong,
 } satisfies Record<RefusalCode, Story>
 
 const unknownSentence = 'The daemon is a teapot and will not brew this request.'

@@ -100,6 +100,8 @@ export function reduceFrame(run: LiveRun, frame: StreamFrame): LiveRun {
     case 'start':
       // A replay from the first event rebuilds the text from nothing.
       return { ...base, status: 'streaming', content: '', position: undefined }
+    case 'retrying':
+      return base
     case 'delta':
       return { ...base, status: 'streaming', content: run.content + frame.text }
     case 'done':

@@ -119,7 +119,7 @@ export function toFrame(event: EventSourceMessage): StreamFrame | undefined {
   if (event.id === undefined || event.id === '' || !Number.isFinite(id)) return undefined
   if (event.event === 'error') return { type: 'error', id, ...errorData(event.data) }
   const name = event.event
-  if (name !== 'queued' && name !== 'start' && name !== 'delta' && name !== 'done' && name !== 'cancelled') return undefined
+  if (name !== 'queued' && name !== 'start' && name !== 'retrying' && name !== 'delta' && name !== 'done' && name !== 'cancelled') return undefined
   let data: unknown
   try {
     data = JSON.parse(event.data)
@@ -134,6 +134,11 @@ export function toFrame(event: EventSourceMessage): StreamFrame | undefined {
     case 'start': {
       const parsed = streamEventSchemas.start.safeParse(data)
       return parsed.success ? { type: 'start', id, message_id: parsed.data.message_id } : undefined
+    }
+    case 'retrying': {
+      // Optional on the wire: one that cannot be read is skipped, and the run reads as before.
+      const parsed = streamEventSchemas.retrying.safeParse(data)
+      return parsed.success ? { type: 'retrying', id, ...parsed.data } : undefined
     }
     case 'delta': {
       const parsed = streamEventSchemas.delta.safeParse(data)

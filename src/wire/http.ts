@@ -83,6 +83,13 @@ export function createDaemonClient({ baseUrl, fetch: fetchImpl = (...args) => gl
     createSession(title?: string): Promise<Session> {
       return json(sessionSchema, 'POST /sessions', request('POST', '/sessions', { body: title === undefined ? {} : { title } }))
     },
+    renameSession(sessionId: string, title: string): Promise<Session> {
+      return json(sessionSchema, 'PATCH /sessions/:sid', request('PATCH', sessionPath(sessionId), { body: { title } }))
+    },
+    /** Deletes a session; the daemon cancels its active runs first. */
+    async deleteSession(sessionId: string): Promise<void> {
+      await request('DELETE', sessionPath(sessionId))
+    },
     async listMessages(sessionId: string, signal?: AbortSignal): Promise<Message[]> {
       const path = `${sessionPath(sessionId)}/messages`
       const body = await json(messageListSchema, 'GET /sessions/:sid/messages', request('GET', path, { signal }))

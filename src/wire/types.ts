@@ -57,11 +57,20 @@ export const REFUSAL_CODES = [
   'unauthorized',
   'internal_error',
   'daemon_unavailable',
+  'title_empty',
+  'title_too_long',
 ] as const
 export type RefusalCode = (typeof REFUSAL_CODES)[number]
 
 /** Longest operator message the daemon accepts, in characters. */
 export const MAX_CONTENT_LENGTH = 32_000
+/** Longest session title the daemon accepts, in characters. */
+export const MAX_TITLE_LENGTH = 200
+/** Longest title the daemon derives from a first message (its first line). */
+export const DERIVED_TITLE_LENGTH = 80
+/** Tier 1 (the daemon's own in-run retry): attempts in all, and the longest provider wait it absorbs. */
+export const TIER1_MAX_ATTEMPTS = 3
+export const TIER1_WINDOW_MS = 30_000
 
 const id = z.string().min(1)
 const epochMs = z.number().finite()
@@ -145,6 +154,12 @@ export type SendBody = { content: string; client_message_id: string }
 export const streamEventSchemas = {
   queued: z.object({ position: z.number() }),
   start: z.object({ message_id: id }),
+  retrying: z.object({
+    attempt: z.number().int().min(2),
+    max_attempts: z.number().int().min(1),
+    retry_at: epochMs,
+    code: z.string(),
+  }),
   delta: z.object({ text: z.string() }),
   done: z.object({ message_id: id }),
   cancelled: z.object({ message_id: id }),
@@ -153,12 +168,16 @@ export const streamEventSchemas = {
 export type StreamFrame =
   | { type: 'queued'; id: number; position: number }
   | { type: 'start'; id: number; message_id: string }
+  /** Tier 1 waits until `retry_at` (the daemon's clock) before attempt `attempt` of `max_attempts`. */
+  | { type: 'retrying'; id: number; attempt: number; max_attempts: number; retry_at: number; code: string }
   | { type: 'delta'; id: number; text: string }
   | { type: 'done'; id: number; message_id: string }
   | { type: 'cancelled'; id: number; message_id: string }
   | { type: 'error'; id: number; code: string | undefined; message: string }
 
 export type StreamEventName = StreamFrame['type']
+/** Every event name the stream may carry, in the order the wire page lists them. */
+export const STREAM_EVENT_NAMES = ['queued', 'start', 'retrying', 'delta', 'done', 'cancelled', 'error'] as const satisfies readonly StreamEventName[]
 export const TERMINAL_EVENTS: ReadonlySet<StreamEventName> = new Set(['done', 'cancelled', 'error'])
 
 /** All paths are under this prefix. */

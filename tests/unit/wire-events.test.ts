@@ -265,6 +265,19 @@ describe('toFrame', () => {
     expect(toFrame({ id: '8', event: 'delta', data: '{"text":"ok"}' })).toEqual({ type: 'delta', id: 8, text: 'ok' })
   })
 
+  it('reads a tier 1 retrying event, and skips one it cannot read', () => {
+    const data = { attempt: 2, max_attempts: 3, retry_at: 1_700_000_001_000, code: 'model_unavailable' }
+    expect(toFrame({ id: '3', event: 'retrying', data: JSON.stringify(data) })).toEqual({ type: 'retrying', id: 3, ...data })
+    const unreadable = [
+      { ...data, attempt: 1 },
+      { ...data, attempt: '2' },
+      { ...data, retry_at: null },
+      { attempt: 2, max_attempts: 3, retry_at: 1 },
+    ]
+    for (const bad of unreadable) expect(toFrame({ id: '3', event: 'retrying', data: JSON.stringify(bad) }), JSON.stringify(bad)).toBeUndefined()
+    expect(toFrame({ id: '3', event: 'retrying', data: 'soon' })).toBeUndefined()
+  })
+
   it('keeps an error frame whatever its data: the envelope is coded, anything else is plain text', () => {
     expect(toFrame({ id: '9', event: 'error', data: '{"error":"Empty.","code":"answer_empty"}' })).toEqual({ type: 'error', id: 9, code: 'answer_empty', message: 'Empty.' })
     expect(toFrame({ id: '9', event: 'error', data: ' upstream said no \n' })).toEqual({ type: 'error', id: 9, code: undefined, message: 'upstream said no' })
@@ -272,7 +285,7 @@ describe('toFrame', () => {
   })
 
   it('never throws, and never makes a frame without a numeric id', () => {
-    const names = fc.oneof(fc.constantFrom('queued', 'start', 'delta', 'done', 'cancelled', 'error'), fc.string())
+    const names = fc.oneof(fc.constantFrom('queued', 'start', 'retrying', 'delta', 'done', 'cancelled', 'error'), fc.string())
     fc.assert(
       fc.property(fc.option(fc.string(), { nil: undefined }), fc.option(names, { nil: undefined }), fc.oneof(fc.string(), fc.json()), (id, event, data) => {
         const frame = toFrame({ id, event, data })
