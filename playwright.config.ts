@@ -1,5 +1,7 @@
 import { defineConfig } from '@playwright/test'
 
+const port = Number(process.env.REBOUND_PORT) || 5173
+
 /**
  * End-to-end tests in Debian's Chromium against `npm start` (the dev server with the in-browser
  * mock daemon). Playwright's own browser download is not reachable here, hence `executablePath`.
@@ -23,7 +25,7 @@ export default defineConfig({
   snapshotPathTemplate: '{testDir}/__screenshots__/{testFilePath}/{arg}{ext}',
   outputDir: 'test-results',
   use: {
-    baseURL: 'http://localhost:5173',
+    baseURL: `http://localhost:${port}`,
     viewport: { width: 1200, height: 800 },
     locale: 'en-US',
     timezoneId: 'UTC',
@@ -46,7 +48,7 @@ export default defineConfig({
   ],
   webServer: {
     command: 'npm start',
-    url: 'http://localhost:5173',
+    url: `http://localhost:${port}`,
     reuseExistingServer: !process.env.CI,
     timeout: 120_000,
     stdout: 'ignore',

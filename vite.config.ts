@@ -41,7 +41,8 @@ export default defineConfig(({ command, mode }) => {
     // React, TanStack Query, XState, i18next and zod together are ~150 kB gzipped; one chunk is fine.
     build: { chunkSizeWarningLimit: 600 },
     server: {
-      port: 5173,
+      // REBOUND_PORT lets several checkouts run their dev servers (and end-to-end suites) side by side.
+      port: Number(process.env.REBOUND_PORT) || 5173,
       strictPort: true,
       proxy: daemonUrl
         ? {
