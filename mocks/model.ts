@@ -104,7 +104,6 @@ export type MockDaemon = {
 
 /** Longest session title accepted, in characters. */
 export const MAX_TITLE_LENGTH = 200
-const DEFAULT_TITLE = 'New session'
 const DEFAULT_DELTA_DELAY_MS = 40
 /** Deltas streamed by `code:CODE`, `unknown_code` and `raw` before their error. */
 const DELTAS_BEFORE_ERROR = 3
@@ -642,7 +641,8 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
       const at = now()
       const session: Session = {
         id: nextId('ses'),
-        title: title?.trim() ? title : DEFAULT_TITLE,
+        // Untitled until the first message; the client labels it in the operator's language.
+        title: title?.trim() ? title : '',
         status: 'idle',
         created_at: at,
         updated_at: at,

@@ -19,7 +19,7 @@ const retrying = agentReply({ id: 'msg_ag2', run_id: 'run_2', content: SAMPLE.pa
 
 /** A waiting view whose deadline is read against the fixed clock. */
 function waiting(status: 'armed' | 'paused', attempt: number, deadline: number): RetryStatusView {
-  return { status, attempt, deadline, remainingMs: deadline - FIXED_NOW }
+  return { status, attempt, deadline }
 }
 
 type RetryParameters = {
@@ -71,17 +71,17 @@ export const PausedAnotherDay: Story = {
 }
 
 /** The countdown ran out: the regenerate request is on its way. */
-export const Dispatching: Story = { args: { view: { status: 'dispatching', attempt: 3, deadline: FIXED_NOW, remainingMs: 0 } } }
+export const Dispatching: Story = { args: { view: { status: 'dispatching', attempt: 3, deadline: FIXED_NOW } } }
 
 /** The daemon accepted the retry: the new reply is being written, and the retry can still be cancelled. */
 export const Watching: Story = {
-  args: { view: { status: 'watching', attempt: 3, deadline: FIXED_NOW, remainingMs: 0 } },
+  args: { view: { status: 'watching', attempt: 3, deadline: FIXED_NOW } },
   parameters: { retryStory: { reply: retrying } satisfies RetryParameters },
 }
 
 /** The operator cancelled: the reply stays failed, and Regenerate is back. */
 export const Cancelled: Story = {
-  args: { view: { status: 'cancelled', attempt: 3, deadline: FIXED_NOW, remainingMs: 0 } },
+  args: { view: { status: 'cancelled', attempt: 3, deadline: FIXED_NOW } },
   parameters: { retryStory: { regenerate: true } satisfies RetryParameters },
 }
 
@@ -92,7 +92,6 @@ export const Refused: Story = {
       status: 'refused',
       attempt: 3,
       deadline: FIXED_NOW,
-      remainingMs: 0,
       refusal: { status: 404, code: 'message_not_found', message: 'The message does not exist in this session.' },
     },
   },

@@ -1,7 +1,8 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import type { i18n as I18n } from 'i18next'
-import type { ReactNode } from 'react'
+import { useCallback, type ReactNode } from 'react'
 import { I18nextProvider } from 'react-i18next'
+import { refreshSession } from '../chat/api/queries'
 import { ChatRuntimeProvider, type ChatRuntime } from '../chat/runtime'
 
 /**
@@ -18,10 +19,13 @@ export function createQueryClient(): QueryClient {
 }
 
 export function Providers({ i18n, queryClient, runtime, children }: { i18n: I18n; queryClient: QueryClient; runtime: ChatRuntime; children: ReactNode }) {
+  const refreshHistory = useCallback((sessionId: string) => refreshSession(queryClient, sessionId), [queryClient])
   return (
     <I18nextProvider i18n={i18n}>
       <QueryClientProvider client={queryClient}>
-        <ChatRuntimeProvider runtime={runtime}>{children}</ChatRuntimeProvider>
+        <ChatRuntimeProvider runtime={runtime} refreshHistory={refreshHistory}>
+          {children}
+        </ChatRuntimeProvider>
       </QueryClientProvider>
     </I18nextProvider>
   )

@@ -1,99 +1,81 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { describeFailure, failureFromError } from '../i18n/describe-failure'
 import { RefusalError } from '../wire/errors'
-import type { Message } from '../wire/types'
-import { AgentReply } from './agent-reply'
-import { Composer } from './composer'
+import { useRegenerate, useStopRun } from './api/use-runs'
+import { useSend } from './api/use-send'
+import { messagesQuery } from './api/queries'
+import { ComposerPanel } from './composer-panel'
 import { ConfirmRegenerate } from './confirm-regenerate'
 import { FailureNotice } from './failure-notice'
 import { OperatorMessage } from './operator-message'
-import { chatKeys, messagesQuery } from './queries'
+import { RefusedNotice } from './refused-notice'
+import { ReplyRow } from './reply-row'
 import { RetryAnnouncer } from './retry-announcer'
-import { RetryStatus } from './retry-status'
 import { useChatRuntime } from './runtime'
-import { buildTranscript, regenerateImpact } from './transcript-model'
-import { useDraft } from './use-draft'
-import { useRetryScheduler } from './use-retry-scheduler'
-import { useRunStreams } from './use-run-streams'
-import { useSend } from './use-send'
-import { useStickToBottom } from './use-stick-to-bottom'
+import { Transcript } from './transcript'
+import { buildTranscript, isActive, regenerateImpact } from './transcript-model'
 
-/** One session: its transcript, the retry scheduler, and the composer. */
+/**
+ * One session: its history (server state) fed to the core's stream follower and retry
+ * scheduler, the transcript, and the composer. Composition only: every rule lives in the core.
+ */
 export function ChatView({ sessionId }: { sessionId: string }) {
   const { t } = useTranslation()
   const runtime = useChatRuntime()
-  const queryClient = useQueryClient()
   const messagesResult = useQuery(messagesQuery(runtime, sessionId))
-  const messages = messagesResult.data
-  useRunStreams(sessionId, messages)
+  const history = messagesResult.data
   const { send, resend, takeBack, pending } = useSend(sessionId)
-  const [draft, setDraft] = useDraft(sessionId)
-  const [sending, setSending] = useState(false)
-  const [sendError, setSendError] = useState<string>()
   const [confirming, setConfirming] = useState<{ anchorId: string; count: number }>()
+  // Errors are kept as values and worded where they are shown, so a language switch rewords them.
   const [regenerateError, setRegenerateError] = useState<{ anchorId: string; error: unknown }>()
-  const [resendErrors, setResendErrors] = useState<Record<string, string>>({})
+  const [resendErrors, setResendErrors] = useState<Record<string, unknown>>({})
   const composerRef = useRef<HTMLTextAreaElement>(null)
-  const retry = useRetryScheduler(sessionId, messages)
-  const items = buildTranscript(messages ?? [], pending)
-  const lastItem = items.at(-1)
-  const logRef = useStickToBottom<HTMLDivElement>(`${items.length}:${lastItem?.kind === 'agent' ? lastItem.message.content.length : ''}`)
+  const stop = useStopRun(sessionId)
+  const regenerate = useRegenerate(sessionId)
+
+  // Every read of history goes to the core: follow what is running, arm or settle tier 2.
+  useEffect(() => {
+    if (!history) return
+    runtime.follower.watch(sessionId, history)
+    runtime.retry.feed(sessionId, history)
+  }, [history, runtime, sessionId])
+  // Leaving the session lets go of its streams (the runs go on in the daemon) and its schedulers.
+  useEffect(
+    () => () => {
+      runtime.follower.release(sessionId)
+      runtime.retry.release(sessionId)
+    },
+    [runtime, sessionId],
+  )
 
   // A parked send that history shows after all (its answer was lost, a later read found it)
   // has landed: it leaves the outbox, so it is neither shown twice nor kept for ever.
   useEffect(() => {
-    if (!messages) return
-    const landed = new Set(messages.map((m) => m.client_message_id))
+    if (!history) return
+    const landed = new Set(history.map((m) => m.client_message_id))
     for (const entry of pending) {
       if (entry.state === 'not_sent' && landed.has(entry.clientMessageId)) runtime.outbox.remove(entry.clientMessageId)
     }
-  }, [messages, pending, runtime])
+  }, [history, pending, runtime])
 
-  const refresh = useCallback(() => {
-    void queryClient.invalidateQueries({ queryKey: chatKeys.messages(sessionId) })
-    void queryClient.invalidateQueries({ queryKey: chatKeys.sessions })
-  }, [queryClient, sessionId])
-
-  const stop = useMutation({
-    mutationFn: (runId: string) => runtime.client.cancelRun(sessionId, runId),
-    onSettled: refresh,
-  })
-  const regenerate = useMutation({
-    mutationFn: (anchorId: string) => runtime.client.regenerate(sessionId, anchorId),
-    onMutate: (anchorId) => {
+  const regenerateNow = useCallback(
+    (anchorId: string) => {
       setRegenerateError(undefined)
-      retry.dismiss(anchorId)
+      regenerate.mutate(anchorId, { onError: (error) => setRegenerateError({ anchorId, error }) })
     },
-    onError: (error, anchorId) => setRegenerateError({ anchorId, error }),
-    onSettled: refresh,
-  })
-
-  const onSubmit = async (content: string) => {
-    setSending(true)
-    setSendError(undefined)
-    try {
-      const outcome = await send(content)
-      if (!outcome) return
-      if (outcome.kind === 'refused') {
-        // The draft stays in the box, and the refusal says why.
-        setSendError(t('composer.refused', { reason: describeFailure(t, failureFromError(outcome.error)).text }))
-      } else {
-        // Accepted, or parked as "not sent" with its own Send again: either way the text is safe.
-        setDraft('')
-      }
-    } finally {
-      setSending(false)
-    }
-  }
-
-  const requestRegenerate = (anchorId: string) => {
-    const impact = regenerateImpact(messages ?? [], anchorId)
-    // Replacing later operator messages is worth a question; replacing just this reply is not.
-    if (impact.operator > 0) setConfirming({ anchorId, count: impact.replaced })
-    else regenerate.mutate(anchorId)
-  }
+    [regenerate],
+  )
+  const requestRegenerate = useCallback(
+    (anchorId: string) => {
+      const impact = regenerateImpact(history ?? [], anchorId)
+      // Replacing later operator messages is worth a question; replacing just this reply is not.
+      if (impact.operator > 0) setConfirming({ anchorId, count: impact.replaced })
+      else regenerateNow(anchorId)
+    },
+    [history, regenerateNow],
+  )
+  const stopRun = useCallback((runId: string) => stop.mutate(runId), [stop])
 
   if (messagesResult.isError) {
     const error = messagesResult.error
@@ -111,11 +93,11 @@ export function ChatView({ sessionId }: { sessionId: string }) {
     )
   }
 
+  const items = buildTranscript(history ?? [], pending)
+  const loading = messagesResult.isPending
   return (
     <section className="chat">
-      <div ref={logRef} className="transcript" role="log" aria-label={t('transcript.label')} aria-live="off" aria-busy={messagesResult.isPending}>
-        {messagesResult.isPending ? <p className="muted">{t('app.loading')}</p> : null}
-        {!messagesResult.isPending && items.length === 0 ? <p className="muted">{t('transcript.empty')}</p> : null}
+      <Transcript loading={loading} empty={!loading && items.length === 0} rowCount={items.length} active={(history ?? []).some((m) => !m.superseded && isActive(m))}>
         {items.map((item) => {
           if (item.kind === 'operator') return <OperatorMessage key={item.key} content={item.message.content} delivery="sent" />
           if (item.kind === 'pending') {
@@ -125,68 +107,60 @@ export function ChatView({ sessionId }: { sessionId: string }) {
                 key={item.key}
                 content={item.entry.content}
                 delivery={item.entry.state === 'sending' ? 'sending' : 'not_sent'}
-                error={resendErrors[id]}
+                error={id in resendErrors ? <RefusedNotice error={resendErrors[id]} template="composer.refused" /> : undefined}
                 onSendAgain={async () => {
                   setResendErrors(({ [id]: _, ...rest }) => rest)
                   const outcome = await resend(id)
-                  if (outcome?.kind === 'refused') {
-                    const reason = describeFailure(t, failureFromError(outcome.error)).text
-                    setResendErrors((prev) => ({ ...prev, [id]: t('composer.refused', { reason }) }))
-                  }
+                  if (outcome?.kind === 'refused') setResendErrors((prev) => ({ ...prev, [id]: outcome.error }))
                 }}
                 onEdit={() => {
                   const text = takeBack(id)
                   if (text !== undefined) {
                     // Whatever the operator typed since stays; the parked text comes after it.
-                    setDraft(draft.trim() ? `${draft}\n${text}` : text)
+                    const draft = runtime.drafts.read(sessionId)
+                    runtime.drafts.write(sessionId, draft.trim() ? `${draft}\n${text}` : text)
                     composerRef.current?.focus()
                   }
                 }}
               />
             )
           }
-          const message: Message = item.message
+          const { message } = item
           const anchorId = message.reply_to
-          const retryView = anchorId ? retry.viewFor(anchorId, message) : undefined
-          const live = runtime.live.get(message.run_id ?? '')
           return (
             <div key={item.key} className="reply">
-              <AgentReply
+              <ReplyRow
+                sessionId={sessionId}
                 message={message}
                 earlier={item.earlier}
                 followers={item.followers}
-                position={live?.status === 'queued' ? live.position : undefined}
                 busy={(stop.isPending && stop.variables === message.run_id) || (regenerate.isPending && regenerate.variables === anchorId)}
-                onStop={message.run_id ? () => stop.mutate(message.run_id as string) : undefined}
-                // While the scheduler owns this reply, its own buttons are the way to act.
-                onRegenerate={anchorId && !retryView?.cancellable ? () => requestRegenerate(anchorId) : undefined}
-                retry={
-                  retryView ? (
-                    <RetryStatus view={retryView.view} now={retry.now} onRetryNow={() => retry.retryNow(retryView.anchorId)} onCancel={() => retry.cancel(retryView.anchorId)} />
-                  ) : undefined
-                }
+                onStop={stopRun}
+                onRegenerate={requestRegenerate}
               />
               {confirming && confirming.anchorId === anchorId ? (
                 <ConfirmRegenerate
                   count={confirming.count}
                   onConfirm={() => {
                     setConfirming(undefined)
-                    regenerate.mutate(confirming.anchorId)
+                    regenerateNow(confirming.anchorId)
                   }}
                   onCancel={() => setConfirming(undefined)}
                 />
               ) : null}
               {regenerateError && regenerateError.anchorId === anchorId && item.isLatest ? (
                 <div role="alert" className="failure failure--inline">
-                  <p className="failure__text">{t('regenerate.refused', { reason: describeFailure(t, failureFromError(regenerateError.error)).text })}</p>
+                  <p className="failure__text">
+                    <RefusedNotice error={regenerateError.error} template="regenerate.refused" />
+                  </p>
                 </div>
               ) : null}
             </div>
           )
         })}
-      </div>
-      <RetryAnnouncer announcement={retry.announcement} />
-      <Composer ref={composerRef} value={draft} onChange={setDraft} onSubmit={(content) => void onSubmit(content)} sending={sending} error={sendError} />
+      </Transcript>
+      <RetryAnnouncer sessionId={sessionId} />
+      <ComposerPanel ref={composerRef} sessionId={sessionId} send={send} />
     </section>
   )
 }

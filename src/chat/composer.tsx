@@ -1,4 +1,4 @@
-import { forwardRef, useEffect, useId, useRef, useState, type KeyboardEvent, type FormEvent } from 'react'
+import { forwardRef, useEffect, useId, useRef, useState, type KeyboardEvent, type FormEvent, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { MAX_CONTENT_LENGTH } from '../wire/types'
 
@@ -11,7 +11,7 @@ export type ComposerProps = {
   sending?: boolean
   disabled?: boolean
   /** A worded refusal of the last send, shown under the box. */
-  error?: string
+  error?: ReactNode
 }
 
 /**

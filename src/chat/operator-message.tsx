@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 
 export type Delivery = 'sending' | 'sent' | 'not_sent'
@@ -8,7 +9,7 @@ export type OperatorMessageProps = {
   onSendAgain?: () => void
   onEdit?: () => void
   /** A worded refusal of the last Send again. */
-  error?: string
+  error?: ReactNode
 }
 
 /** An operator message, with where its send stands: sending, sent, or not sent (with its way out). */

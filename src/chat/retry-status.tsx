@@ -1,39 +1,61 @@
+import { useCallback } from 'react'
 import { useTranslation } from 'react-i18next'
 import { countdownSeconds, formatClockTime } from '../i18n/format'
+import type { RetryStatus as SchedulerStatus } from '../retry/view'
 import { FailureNotice } from './failure-notice'
+import { useChatRuntime } from './runtime'
+import { useTicker } from './use-core'
 
 export type RetryStatusView = {
-  status: 'armed' | 'paused' | 'dispatching' | 'watching' | 'cancelled' | 'refused'
+  status: Exclude<SchedulerStatus, 'idle'>
   attempt: number
+  /** When the attempt fires (epoch ms), while armed or paused. */
   deadline: number
-  /** Milliseconds left, derived from the deadline and the clock. */
-  remainingMs: number
   /** The refusal that stopped it, for `refused`. */
   refusal?: unknown
 }
 
 export type RetryStatusProps = {
   view: RetryStatusView
-  now: number
+  /** A fixed clock reading (stories); without it the line ticks on its own. */
+  now?: number
   onRetryNow?: () => void
   onCancel?: () => void
 }
 
+const SECOND_MS = 1000
+const MINUTE_MS = 60_000
+
 /**
  * The visible face of the tier 2 scheduler: the attempt, a countdown (or "retry after HH:MM"
- * when the wait is long), and the two ways out. The countdown is not announced per tick;
- * RetryAnnouncer speaks the changes that matter.
+ * when the wait is long), and the two ways out. It keeps its own clock, so a tick re-renders
+ * this line and nothing else; the polite announcer speaks the changes that matter, not ticks.
  */
-export function RetryStatus({ view, now, onRetryNow, onCancel }: RetryStatusProps) {
+export function RetryStatus({ view, now: fixedNow, onRetryNow, onCancel }: RetryStatusProps) {
   const { t, i18n } = useTranslation()
-  const seconds = countdownSeconds(view.remainingMs)
+  const { clock } = useChatRuntime()
+  const { status, deadline } = view
+  // The countdown shows whole seconds left, rounded up, so its digit changes when the time left
+  // crosses a whole second: tick then. A paused wait shows a clock time: once a minute is enough.
+  const nextTickIn = useCallback(
+    (clockNow: number): number | null => {
+      if (fixedNow !== undefined) return null
+      if (status === 'paused') return MINUTE_MS - (clockNow % MINUTE_MS) || MINUTE_MS
+      if (status !== 'armed') return null
+      const left = deadline - clockNow
+      return left > 0 ? left % SECOND_MS || SECOND_MS : null
+    },
+    [deadline, fixedNow, status],
+  )
+  useTicker(nextTickIn)
+  const now = fixedNow ?? clock.now()
   let line: string
-  switch (view.status) {
+  switch (status) {
     case 'armed':
-      line = t('retry.countdown', { seconds })
+      line = t('retry.countdown', { seconds: countdownSeconds(deadline - now) })
       break
     case 'paused':
-      line = t('retry.after', { time: formatClockTime(view.deadline, now, i18n.language) })
+      line = t('retry.after', { time: formatClockTime(deadline, now, i18n.language) })
       break
     case 'dispatching':
       line = t('retry.dispatching')
@@ -48,18 +70,16 @@ export function RetryStatus({ view, now, onRetryNow, onCancel }: RetryStatusProp
       line = ''
       break
   }
-  const waiting = view.status === 'armed' || view.status === 'paused'
-  const cancellable = waiting || view.status === 'dispatching' || view.status === 'watching'
+  const waiting = status === 'armed' || status === 'paused'
+  const cancellable = waiting || status === 'dispatching' || status === 'watching'
   return (
-    <div className={`retry retry--${view.status}`} data-retry={view.status}>
-      {view.status === 'refused' ? (
+    <div className={`retry retry--${status}`} data-retry={status}>
+      {status === 'refused' ? (
         <FailureNotice thrown={view.refusal} className="failure failure--retry" />
       ) : (
         <p className="retry__line">
-          {view.status !== 'cancelled' ? <span className="retry__attempt">{t('retry.attempt', { attempt: view.attempt })}</span> : null}
-          <span className="retry__text" aria-hidden={view.status === 'armed' ? true : undefined}>
-            {line}
-          </span>
+          {status !== 'cancelled' ? <span className="retry__attempt">{t('retry.attempt', { attempt: view.attempt })}</span> : null}
+          <span className="retry__text">{line}</span>
         </p>
       )}
       {cancellable ? (

@@ -3,7 +3,7 @@
  * replies folded under the reply that replaced them, and sends the daemon has not confirmed.
  */
 import type { Message } from '../wire/types'
-import type { OutboxEntry } from './outbox'
+import type { OutboxEntry } from '../send/outbox'
 
 export type TranscriptItem =
   | { kind: 'operator'; key: string; message: Message }

@@ -10,28 +10,16 @@
 import { and, assertEvent, assign, fromPromise, setup } from 'xstate'
 import type { SnapshotFrom } from 'xstate'
 import type { Message, RegenerateReceipt } from '../wire/types'
-import { backoffMs, isArmable, remainingMs, retryDeadline } from './schedule'
+import { isArmable, remainingMs, retryDeadline } from './schedule'
 
 /** The clock the machine reads; injected so tests and the hook agree on "now". */
 export type RetryClock = { now(): number }
-
-/** Where the persisted schedule will live (a later feature); the Web Storage shape. */
-export type RetryStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>
-
-/** The cross-tab lock a later feature will take before dispatching; the Web Locks shape. */
-export type RetryLock = Pick<LockManager, 'request'>
 
 /** What one scheduler instance is created with. */
 export type RetryInput = {
   anchorId: string
   sessionId: string
   clock: RetryClock
-  /** Reserved: whether the browser is online. Accepted and kept, not consulted yet. */
-  online?: () => boolean
-  /** Reserved: a cross-tab lock. Accepted and kept, not consulted yet. */
-  lock?: RetryLock
-  /** Reserved: storage for the schedule. Accepted and kept, not consulted yet. */
-  storage?: RetryStorage
 }
 
 /** A refused regenerate, as the HTTP client throws it (structurally: a status and a code). */
@@ -42,16 +30,16 @@ export type RetryContext = {
   anchorId: string
   sessionId: string
   clock: RetryClock
-  online: (() => boolean) | undefined
-  lock: RetryLock | undefined
-  storage: RetryStorage | undefined
   /** The upcoming automatic attempt, 1-based. */
   attempt: number
   /** Bumped on every arming; a regenerate result from an older generation changes nothing. */
   generation: number
   /** When the upcoming attempt fires (epoch ms); null when nothing is scheduled. */
   deadline: number | null
-  /** The wait was beyond the backoff cap when armed: "retry after HH:MM", no ticking. */
+  /**
+   * The wait was beyond the backoff cap when armed: the countdown is paused and the operator
+   * sees "retry after HH:MM". The same `armed` state either way; only the face differs.
+   */
   paused: boolean
   /** The failed reply that armed (or last re-armed) the scheduler. */
   failedMessageId: string | null
@@ -133,6 +121,9 @@ function isFreshFailure(context: RetryContext, message: Message): boolean {
   return message.run_id === undefined || message.run_id !== context.runId
 }
 
+/** Where the next arming's attempt number and provider time come from. */
+type ArmParams = { attempt: number; retryAfterUntil: unknown; failure?: Message }
+
 /**
  * The tier 2 scheduler, one actor per anchor. Create it with
  * `createActor(retryMachine.provide({ actors: { regenerate, cancelAccepted } }), { input })`;
@@ -158,14 +149,6 @@ export const retryMachine = setup({
     freshArmableFailure: ({ context, event }) => {
       assertEvent(event, 'failure.observed')
       return isArmable(event.message) && isFreshFailure(context, event.message)
-    },
-    firstWaitBeyondCap: ({ context, event }) => {
-      assertEvent(event, 'failure.observed')
-      return retryDeadline({
-        attempt: 1,
-        now: context.clock.now(),
-        retryAfterUntil: event.message.retry?.retry_after_until,
-      }).paused
     },
     deadlineReached: ({ context }) => context.deadline !== null && context.clock.now() >= context.deadline,
     currentGeneration: ({ context }, params: { generation: number }) => params.generation === context.generation,
@@ -194,61 +177,23 @@ export const retryMachine = setup({
       assertEvent(event, 'run.settled')
       return isArmable(event.message) && event.message.id !== context.failedMessageId
     },
-    nextWaitBeyondCap: ({ context, event }) => {
-      assertEvent(event, 'run.settled')
-      return retryDeadline({
-        attempt: context.attempt + 1,
-        now: context.clock.now(),
-        retryAfterUntil: event.message.retry?.retry_after_until,
-      }).paused
-    },
   },
   actions: {
-    armFirst: assign(({ context, event }) => {
-      assertEvent(event, 'failure.observed')
-      const { deadline, paused } = retryDeadline({
-        attempt: 1,
-        now: context.clock.now(),
-        retryAfterUntil: event.message.retry?.retry_after_until,
-      })
-      return {
-        attempt: 1,
-        generation: context.generation + 1,
-        deadline,
-        paused,
-        failedMessageId: event.message.id,
-        failureCreatedAt: event.message.created_at,
-        lastError: null,
-      }
-    }),
-    armNext: assign(({ context, event }) => {
-      assertEvent(event, 'run.settled')
-      const attempt = context.attempt + 1
-      const { deadline, paused } = retryDeadline({
-        attempt,
-        now: context.clock.now(),
-        retryAfterUntil: event.message.retry?.retry_after_until,
-      })
+    /**
+     * The one way to arm: the deadline of `attempt` from the schedule (never before the
+     * provider's time), a new generation, and the failure it answers when there is one.
+     */
+    arm: assign(({ context }, { attempt, retryAfterUntil, failure }: ArmParams) => {
+      const { deadline, paused } = retryDeadline({ attempt, now: context.clock.now(), retryAfterUntil })
       return {
         attempt,
         generation: context.generation + 1,
         deadline,
         paused,
-        failedMessageId: event.message.id,
-        failureCreatedAt: event.message.created_at,
+        ...(failure ? { failedMessageId: failure.id, failureCreatedAt: failure.created_at } : {}),
       }
     }),
-    // The regenerate request itself failed in transit: no run was seen, so the failure that armed
-    // us still stands and the next attempt simply waits longer.
-    armAfterTransportFailure: assign(({ context }) => {
-      const attempt = context.attempt + 1
-      return {
-        attempt,
-        generation: context.generation + 1,
-        deadline: context.clock.now() + backoffMs(attempt),
-        paused: false,
-      }
-    }),
+    clearRefusal: assign({ lastError: null }),
     markDispatched: assign(({ context }) => ({ dispatchedAt: context.clock.now(), runId: null })),
     recordRun: assign((_, params: { runId: string }) => ({ runId: params.runId })),
     recordRefusal: assign((_, params: { error: unknown }) => ({
@@ -277,9 +222,6 @@ export const retryMachine = setup({
     anchorId: input.anchorId,
     sessionId: input.sessionId,
     clock: input.clock,
-    online: input.online,
-    lock: input.lock,
-    storage: input.storage,
     attempt: 1,
     generation: 0,
     deadline: null,
@@ -291,15 +233,10 @@ export const retryMachine = setup({
     dispatchedAt: null,
   }),
   initial: 'idle',
+  // A fresh persisted failure arms from the first attempt wherever the scheduler stands, except
+  // while a request or a revoke is in flight (states that handle their own outcome).
   states: {
-    idle: {
-      on: {
-        'failure.observed': [
-          { guard: and(['freshArmableFailure', 'firstWaitBeyondCap']), target: 'paused', actions: 'armFirst' },
-          { guard: 'freshArmableFailure', target: 'armed', actions: 'armFirst' },
-        ],
-      },
-    },
+    idle: { on: { 'failure.observed': armOnFreshFailure() } },
     armed: {
       after: {
         untilDeadline: [
@@ -313,36 +250,7 @@ export const retryMachine = setup({
         'retry.now': { target: 'dispatching' },
         'retry.cancel': { target: 'cancelled.quiet' },
         // Someone regenerated by hand and that failed too: start over from the new failure.
-        'failure.observed': [
-          {
-            guard: and(['freshArmableFailure', 'firstWaitBeyondCap']),
-            target: 'paused',
-            actions: 'armFirst',
-          },
-          { guard: 'freshArmableFailure', target: 'armed', reenter: true, actions: 'armFirst' },
-        ],
-      },
-    },
-    paused: {
-      after: {
-        untilDeadline: [
-          { guard: 'deadlineReached', target: 'dispatching' },
-          { target: 'paused', reenter: true },
-        ],
-      },
-      on: {
-        'clock.check': { guard: 'deadlineReached', target: 'dispatching' },
-        'retry.now': { target: 'dispatching' },
-        'retry.cancel': { target: 'cancelled.quiet' },
-        'failure.observed': [
-          {
-            guard: and(['freshArmableFailure', 'firstWaitBeyondCap']),
-            target: 'paused',
-            reenter: true,
-            actions: 'armFirst',
-          },
-          { guard: 'freshArmableFailure', target: 'armed', actions: 'armFirst' },
-        ],
+        'failure.observed': armOnFreshFailure(),
       },
     },
     dispatching: {
@@ -368,8 +276,12 @@ export const retryMachine = setup({
             target: 'refused',
             actions: { type: 'recordRefusal', params: ({ event }) => ({ error: event.error }) },
           },
-          // A regenerate lost in transit is as transient as the failure that armed us.
-          { target: 'armed', actions: 'armAfterTransportFailure' },
+          // A regenerate lost in transit is as transient as the failure that armed us: no run was
+          // seen, so that failure still stands and the next attempt simply waits longer.
+          {
+            target: 'armed',
+            actions: { type: 'arm', params: ({ context }) => ({ attempt: context.attempt + 1, retryAfterUntil: undefined }) },
+          },
         ],
       },
       on: {
@@ -384,11 +296,17 @@ export const retryMachine = setup({
           // The operator pressed Stop: a cancelled run must never arm tier 2.
           { guard: and(['watchedRun', 'runCancelled']), target: 'cancelled.quiet' },
           {
-            guard: and(['watchedRun', 'runFailedArmable', 'nextWaitBeyondCap']),
-            target: 'paused',
-            actions: 'armNext',
+            guard: and(['watchedRun', 'runFailedArmable']),
+            target: 'armed',
+            actions: {
+              type: 'arm',
+              params: ({ context, event }) => ({
+                attempt: context.attempt + 1,
+                retryAfterUntil: event.message.retry?.retry_after_until,
+                failure: event.message,
+              }),
+            },
           },
-          { guard: and(['watchedRun', 'runFailedArmable']), target: 'armed', actions: 'armNext' },
           // Failed for a reason tier 2 must not retry: the operator decides.
           { guard: and(['watchedRun', 'runFailed']), target: 'idle', actions: 'settle' },
         ],
@@ -399,7 +317,7 @@ export const retryMachine = setup({
       initial: 'quiet',
       states: {
         // The regenerate may have been accepted: cancel that run at once, best effort. Nothing
-        // arms here: a failure reported now may be the very run being cancelled. The hook
+        // arms here: a failure reported now may be the very run being cancelled. The scheduler
         // re-reports failures, and `quiet` judges them once the cancelled run is known.
         revoking: {
           invoke: {
@@ -422,68 +340,34 @@ export const retryMachine = setup({
             onError: { target: 'quiet' },
           },
         },
-        quiet: {
-          on: {
-            'failure.observed': [
-              { guard: and(['freshArmableFailure', 'firstWaitBeyondCap']), target: '#retry.paused', actions: 'armFirst' },
-              { guard: 'freshArmableFailure', target: '#retry.armed', actions: 'armFirst' },
-            ],
-          },
-        },
+        quiet: { on: { 'failure.observed': armOnFreshFailure() } },
       },
     },
     // The daemon refused the regenerate itself: retrying would loop, so the operator decides.
-    refused: {
-      on: {
-        'failure.observed': [
-          { guard: and(['freshArmableFailure', 'firstWaitBeyondCap']), target: 'paused', actions: 'armFirst' },
-          { guard: 'freshArmableFailure', target: 'armed', actions: 'armFirst' },
-        ],
-      },
-    },
+    refused: { on: { 'failure.observed': armOnFreshFailure() } },
   },
 })
 
-/** The machine's type, for `useActorRef` / `useSelector` in the hook. */
+/** The one list of transitions a fresh, armable, persisted failure takes: arm from attempt 1. */
+function armOnFreshFailure() {
+  return {
+    guard: 'freshArmableFailure',
+    target: '#retry.armed',
+    reenter: true,
+    actions: [
+      'clearRefusal',
+      {
+        type: 'arm',
+        params: ({ event }: { event: RetryEvent }) => {
+          assertEvent(event, 'failure.observed')
+          return { attempt: 1, retryAfterUntil: event.message.retry?.retry_after_until, failure: event.message }
+        },
+      },
+    ],
+  } as const
+}
+
+/** The machine's type. */
 export type RetryMachine = typeof retryMachine
 /** A snapshot of the machine, as `retryView` reads it. */
 export type RetrySnapshot = SnapshotFrom<typeof retryMachine>
-
-/** The statuses the UI distinguishes. */
-export type RetryStatus = 'idle' | 'armed' | 'paused' | 'dispatching' | 'watching' | 'cancelled' | 'refused'
-
-/** What the UI shows for one anchor's scheduler. */
-export type RetryView = {
-  status: RetryStatus
-  /** The upcoming automatic attempt, 1-based. */
-  attempt: number
-  /** When the attempt fires, while `armed` or `paused`; null otherwise. */
-  deadline: number | null
-  /** Milliseconds left until `deadline`; 0 when nothing is counting down. */
-  remainingMs: number
-  /** Show "retry after HH:MM" with no ticking instead of a countdown. */
-  paused: boolean
-  /** The refusal to word, in `refused`. */
-  refusal: RegenerateRefusal | null
-}
-
-const STATUSES: readonly RetryStatus[] = ['idle', 'armed', 'paused', 'dispatching', 'watching', 'cancelled', 'refused']
-
-/**
- * Derives the UI's view from a snapshot and the clock. The countdown comes from the deadline and
- * `now`, so re-deriving on every tick (or after a sleep) is always right.
- */
-export function retryView(snapshot: RetrySnapshot, now: number): RetryView {
-  const status = STATUSES.find((s) => snapshot.matches(s)) ?? 'idle'
-  const { context } = snapshot
-  const waiting = status === 'armed' || status === 'paused'
-  const deadline = waiting ? context.deadline : null
-  return {
-    status,
-    attempt: context.attempt,
-    deadline,
-    remainingMs: deadline === null ? 0 : remainingMs(deadline, now),
-    paused: status === 'paused',
-    refusal: status === 'refused' ? context.lastError : null,
-  }
-}

@@ -27,7 +27,9 @@ describe('sessions', () => {
     const [session] = daemon.state().sessions
     expect(session).toBeDefined()
     expect(window.location.pathname).toBe(`/sessions/${session!.id}`)
-    expect(screen.getByRole('link', { current: 'page' })).toHaveTextContent(session!.title)
+    // Untitled until its first message: labelled in the interface's language, not the daemon's.
+    expect(session!.title).toBe('')
+    expect(screen.getByRole('link', { current: 'page' })).toHaveTextContent('Untitled session')
     expect(screen.getByRole('textbox', { name: 'Message' })).toBeInTheDocument()
   })
 })

@@ -6,6 +6,16 @@ import { afterEach, vi } from 'vitest'
 // recognises as Jest's; without this it waits on a faked setTimeout(0) forever.
 Object.assign(globalThis, { jest: { advanceTimersByTime: (ms: number) => vi.advanceTimersByTime(ms) } })
 
+// jsdom lays nothing out, so it has no ResizeObserver; the transcript's stick-to-bottom needs the
+// constructor to exist. Nothing is ever observed to resize, as nothing has a size here.
+if (typeof globalThis.ResizeObserver === 'undefined') {
+  globalThis.ResizeObserver = class {
+    observe() {}
+    unobserve() {}
+    disconnect() {}
+  }
+}
+
 afterEach(() => {
   cleanup()
   sessionStorage.clear()

@@ -150,10 +150,10 @@ const ended = (rid: string) => () => ['completed', 'failed', 'cancelled'].includ
 // --- Sessions --------------------------------------------------------------------------------
 
 describe('sessions', () => {
-  it('creates sessions with a default or given title and lists them newest first', async () => {
+  it('creates sessions untitled or with a given title and lists them newest first', async () => {
     const first = await newSession()
     const second = await newSession('Deploy notes')
-    expect(first).toMatchObject({ title: 'New session', status: 'idle' })
+    expect(first).toMatchObject({ title: '', status: 'idle' })
     expect(first.id).toMatch(/^ses_/)
     expect(second.title).toBe('Deploy notes')
     const { status, body } = await call<{ sessions: Session[] }>('GET', api('/sessions'))

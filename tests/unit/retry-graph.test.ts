@@ -81,7 +81,9 @@ function leafPath(value: StateValue): string {
 
 /** The state value and a bounded attempt bucket; never the generation or the deadline. */
 function serializeState(snapshot: RetrySnapshot): string {
-  return `${leafPath(snapshot.value)}|attempt:${snapshot.context.attempt > 1 ? 'n' : '1'}`
+  // A paused wait is the armed state with its flag set: keep the two apart in the graph.
+  const state = leafPath(snapshot.value)
+  return `${state === 'armed' && snapshot.context.paused ? 'armed(paused)' : state}|attempt:${snapshot.context.attempt > 1 ? 'n' : '1'}`
 }
 
 function freshFailure(context: RetryContext, retry: Message['retry'], runId?: string): Message {
@@ -179,7 +181,7 @@ function buildEvent(label: Label, state: string, context: RetryContext, now: num
 /** The events that can actually happen in a state: timers only while waiting, actor results only while invoked. */
 function labelsFor(path: string): Label[] {
   return LABELS.filter((label) => {
-    if (label.startsWith('timer.') || label === 'clock.overdue') return path === 'armed' || path === 'paused'
+    if (label.startsWith('timer.') || label === 'clock.overdue') return path === 'armed' || path === 'armed(paused)'
     if (label.startsWith('regenerate.')) return path === 'dispatching'
     if (label.startsWith('revoke.')) return path === 'cancelled.revoking'
     return true
@@ -365,7 +367,7 @@ describe('retryMachine, model-based', () => {
 
   it('reaches every state, and a settled episode always restarts at attempt 1', () => {
     const states = shortest.map((path) => serializeState(path.state)).sort()
-    const values = ['armed', 'cancelled.quiet', 'cancelled.revoking', 'dispatching', 'paused', 'refused', 'watching']
+    const values = ['armed', 'armed(paused)', 'cancelled.quiet', 'cancelled.revoking', 'dispatching', 'refused', 'watching']
     const expected = ['idle|attempt:1', ...values.flatMap((v) => [`${v}|attempt:1`, `${v}|attempt:n`])].sort()
     expect(states).toEqual(expected)
   })

@@ -5,13 +5,13 @@ import {
   MAX_TIMER_MS,
   fromRegenerate,
   retryMachine,
-  retryView,
   type CancelAcceptedInput,
   type CancelAcceptedOutput,
   type RegenerateInput,
   type RetryEvent,
   type RetryInput,
 } from '../../src/retry/machine'
+import { retryView } from '../../src/retry/view'
 import type { Message, RegenerateReceipt } from '../../src/wire/types'
 
 const NOW = Date.UTC(2026, 6, 1, 12, 0, 0)
@@ -209,14 +209,6 @@ describe('arming', () => {
     await vi.advanceTimersByTimeAsync(1)
     expect(h.regenerate).toHaveLength(1)
   })
-
-  it('keeps the injected slots for later features in context', () => {
-    const online = () => true
-    const storage = { getItem: () => null, setItem: () => undefined, removeItem: () => undefined }
-    const h = start({ online, storage })
-    expect(h.snapshot().context.online).toBe(online)
-    expect(h.snapshot().context.storage).toBe(storage)
-  })
 })
 
 describe('the countdown', () => {
@@ -297,11 +289,11 @@ describe('the paused countdown', () => {
     const until = NOW + 50 * MINUTE
     h.send({ type: 'failure.observed', message: failure({ retry: { retryable: true, retry_class: 'rate_limited', retry_after_until: until } }) })
 
-    expect(h.snapshot().value).toBe('paused')
+    expect(h.view().status).toBe('paused')
     expect(h.view()).toMatchObject({ status: 'paused', paused: true, deadline: until })
 
     await vi.advanceTimersByTimeAsync(50 * MINUTE - 1)
-    expect(h.snapshot().value).toBe('paused')
+    expect(h.view().status).toBe('paused')
     expect(h.regenerate).toHaveLength(0)
     await vi.advanceTimersByTimeAsync(1)
     expect(h.snapshot().value).toBe('dispatching')
@@ -329,14 +321,14 @@ describe('the paused countdown', () => {
     const until = NOW + 3 * YEAR
     h.send({ type: 'failure.observed', message: failure({ retry: { retryable: true, retry_class: 'rate_limited', retry_after_until: until } }) })
 
-    expect(h.snapshot().value).toBe('paused')
+    expect(h.view().status).toBe('paused')
     // An overflowing delay would fire at once; a capped one leaves the machine waiting.
     await vi.advanceTimersByTimeAsync(MINUTE)
-    expect(h.snapshot().value).toBe('paused')
+    expect(h.view().status).toBe('paused')
     expect(vi.getTimerCount()).toBe(1)
 
     await vi.advanceTimersByTimeAsync(until - Date.now() - 1)
-    expect(h.snapshot().value).toBe('paused')
+    expect(h.view().status).toBe('paused')
     expect(h.regenerate).toHaveLength(0)
     await vi.advanceTimersByTimeAsync(1)
     expect(h.snapshot().value).toBe('dispatching')

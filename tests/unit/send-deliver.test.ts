@@ -4,11 +4,11 @@
  * outbox's own persistence. The random sequences against the real mock daemon are in
  * send-invariants.test.ts.
  */
-import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { createOutbox, type OutboxEntry } from '../../src/chat/outbox'
+import { describe, expect, it, vi } from 'vitest'
+import { createOutbox as outboxOver, type OutboxEntry } from '../../src/send/outbox'
+import { createKeyedStore, type StorageBackend } from '../../src/storage/keyed-store'
 import { createChatRuntime, type ChatRuntime } from '../../src/chat/runtime'
-import { readDraft, writeDraft } from '../../src/chat/use-draft'
-import { deliver, newEntry, resumeSends, sendEntry, takeBack } from '../../src/chat/use-send'
+import { deliver, newEntry, resumeSends, sendEntry, takeBack } from '../../src/send/deliver'
 import { MalformedPayloadError, RefusalError, TransportError } from '../../src/wire/errors'
 import { createDaemonClient } from '../../src/wire/http'
 import type { Message, SendBody, SendReceipt } from '../../src/wire/types'
@@ -60,8 +60,6 @@ function scripted(sends: Answer[], history: HistoryAnswer[] = []) {
 }
 
 const entryFor = (runtime: ChatRuntime, content = 'hello') => newEntry(runtime, SID, content)
-
-beforeEach(() => writeDraft(SID, ''))
 
 describe('deliver()', () => {
   it('is accepted on the first answer, with one POST', async () => {
@@ -169,11 +167,11 @@ describe('sendEntry()', () => {
 
   it('drops a refused entry whose text the box still holds', async () => {
     const { runtime } = scripted([refusal(422, 'content_empty')])
-    writeDraft(SID, 'hello')
+    runtime.drafts.write(SID, 'hello')
     const outcome = await sendEntry(runtime, entryFor(runtime, 'hello'))
     expect(outcome?.kind).toBe('refused')
     expect(runtime.outbox.entries()).toEqual([])
-    expect(readDraft(SID)).toBe('hello')
+    expect(runtime.drafts.read(SID)).toBe('hello')
   })
 
   it('parks a refused entry as "not sent" when its text is nowhere else', async () => {
@@ -219,7 +217,7 @@ describe('takeBack() and resumeSends()', () => {
     const b = { ...entryFor(first.runtime, 'parked'), state: 'not_sent' as const }
     const c = { ...entryFor(first.runtime, 'other session'), sessionId: 'ses_2', state: 'sending' as const }
     for (const e of [a, b, c]) first.runtime.outbox.put(e)
-    writeDraft(SID, 'mid-send')
+    first.runtime.drafts.write(SID, 'mid-send')
 
     const reloaded = scripted([refusal(409, 'message_duplicate')], [[operatorMessage(a.clientMessageId)]])
     reloaded.storage.items = first.storage.items
@@ -227,18 +225,21 @@ describe('takeBack() and resumeSends()', () => {
     const outcomes = await Promise.all(resumeSends(runtime, SID))
     expect(outcomes).toEqual([{ kind: 'accepted', messageId: 'msg_own' }])
     expect(reloaded.sendMessage).toHaveBeenCalledWith(SID, { content: 'mid-send', client_message_id: a.clientMessageId })
-    expect(readDraft(SID)).toBe('')
+    expect(runtime.drafts.read(SID)).toBe('')
     expect(runtime.outbox.entries().map((e) => e.content)).toEqual(['parked', 'other session'])
   })
 
   it('leaves a box holding other text alone', async () => {
     const { runtime } = scripted([receipt()])
     runtime.outbox.put({ ...entryFor(runtime, 'on the wire'), state: 'sending' })
-    writeDraft(SID, 'something new')
+    runtime.drafts.write(SID, 'something new')
     await Promise.all(resumeSends(runtime, SID))
-    expect(readDraft(SID)).toBe('something new')
+    expect(runtime.drafts.read(SID)).toBe('something new')
   })
 })
+
+/** The outbox over a keyed store on `backend`, as the runtime builds it. */
+const createOutbox = (backend: StorageBackend) => outboxOver(createKeyedStore(backend))
 
 describe('the outbox', () => {
   const entry = (id: string, state: OutboxEntry['state'] = 'sending'): OutboxEntry => ({ clientMessageId: id, sessionId: SID, content: `text ${id}`, state, createdAt: 1 })
@@ -267,6 +268,7 @@ describe('the outbox', () => {
       setItem: () => {
         throw new DOMException('full', 'QuotaExceededError')
       },
+      removeItem: () => undefined,
     })
     const listener = vi.fn()
     outbox.subscribe(listener)

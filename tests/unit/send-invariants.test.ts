@@ -18,8 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DaemonState } from '../../mocks/model'
 import { createTestDaemon } from '../../mocks/node'
 import { createChatRuntime, type ChatRuntime } from '../../src/chat/runtime'
-import { readDraft, writeDraft } from '../../src/chat/use-draft'
-import { deliver, newEntry, resumeSends, sendEntry, takeBack, type SendOutcome } from '../../src/chat/use-send'
+import { deliver, newEntry, resumeSends, sendEntry, takeBack, type SendOutcome } from '../../src/send/deliver'
 import { createDaemonClient } from '../../src/wire/http'
 
 const ORIGIN = 'http://daemon.test'
@@ -130,7 +129,6 @@ function createWorld() {
   const result = daemon.createSession({ title: 'property' })
   if (!result.ok) throw new Error('session refused')
   const sid = result.value.id
-  writeDraft(sid, '')
 
   return {
     sid,
@@ -156,10 +154,10 @@ type World = ReturnType<typeof createWorld>
 let textCounter = 0
 function typeText(world: World, words: number): boolean {
   // The operator only types into an empty box; a refused draft is sent again by `submit`.
-  if (world.locked || readDraft(world.sid) !== '') return false
+  if (world.locked || world.runtime.drafts.read(world.sid) !== '') return false
   const text = [`text-${++textCounter}`, ...Array.from({ length: words - 1 }, (_, i) => `w${i}`)].join(' ')
   world.typed.push(text)
-  writeDraft(world.sid, text)
+  world.runtime.drafts.write(world.sid, text)
   return true
 }
 
@@ -171,14 +169,14 @@ function note(world: World, outcome: SendOutcome | undefined, clientMessageId: s
 
 /** ChatView's onSubmit: the text stays in the box until the daemon's answer is known. */
 async function submit(world: World): Promise<void> {
-  const content = readDraft(world.sid)
+  const content = world.runtime.drafts.read(world.sid)
   if (world.locked || content.trim() === '') return
   world.locked = true
   try {
     const entry = newEntry(world.runtime, world.sid, content)
     const outcome = await sendEntry(world.runtime, entry)
     note(world, outcome, entry.clientMessageId)
-    if (outcome && outcome.kind !== 'refused') writeDraft(world.sid, '')
+    if (outcome && outcome.kind !== 'refused') world.runtime.drafts.write(world.sid, '')
   } finally {
     world.locked = false
   }
@@ -202,7 +200,7 @@ function notSent(world: World) {
 async function run(world: World, command: Command): Promise<void> {
   switch (command.kind) {
     case 'send':
-      if (typeText(world, command.words) || readDraft(world.sid) !== '') await submit(world)
+      if (typeText(world, command.words) || world.runtime.drafts.read(world.sid) !== '') await submit(world)
       return
     case 'submit':
       return submit(world)
@@ -252,14 +250,14 @@ async function run(world: World, command: Command): Promise<void> {
     case 'double_submit': {
       if (!typeText(world, command.words)) return
       // Two Enter presses for one text: one entry, submitted twice before either settles.
-      const content = readDraft(world.sid)
+      const content = world.runtime.drafts.read(world.sid)
       world.locked = true
       const entry = newEntry(world.runtime, world.sid, content)
       const [a, b] = await Promise.all([sendEntry(world.runtime, entry), sendEntry(world.runtime, entry)])
       world.locked = false
       expect(b).toBeUndefined()
       note(world, a, entry.clientMessageId)
-      if (a && a.kind !== 'refused') writeDraft(world.sid, '')
+      if (a && a.kind !== 'refused') world.runtime.drafts.write(world.sid, '')
       return
     }
     case 'send_again': {
@@ -275,11 +273,11 @@ async function run(world: World, command: Command): Promise<void> {
     case 'edit': {
       const entries = notSent(world)
       // ChatView's Edit replaces the box, so the model only edits into an empty one.
-      if (entries.length === 0 || readDraft(world.sid) !== '' || world.locked) return
+      if (entries.length === 0 || world.runtime.drafts.read(world.sid) !== '' || world.locked) return
       const entry = entries[command.pick % entries.length]!
       const text = takeBack(world.runtime, entry.clientMessageId)
       expect(text).toBe(entry.content)
-      writeDraft(world.sid, text!)
+      world.runtime.drafts.write(world.sid, text!)
       return
     }
   }
@@ -313,7 +311,7 @@ function checkInvariants(world: World, state: DaemonState) {
   // entry the transcript shows (one whose id has not landed).
   const entries = world.runtime.outbox.entries().filter((e) => e.sessionId === world.sid)
   expect(entries.filter((e) => e.state === 'sending'), 'entries still sending after a settle').toEqual([])
-  const box = readDraft(world.sid)
+  const box = world.runtime.drafts.read(world.sid)
   for (const text of world.typed) {
     const places = {
       daemon: operators.filter((m) => m.content === text).length,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { OutboxEntry } from '../../src/chat/outbox'
+import type { OutboxEntry } from '../../src/send/outbox'
 import { buildTranscript, regenerateImpact } from '../../src/chat/transcript-model'
 import type { Message } from '../../src/wire/types'
 

@@ -4,14 +4,20 @@
  * has accepted it. Together with the daemon's atomic send and its 409, this gives one operator
  * message and at most one run per send, whatever the network does.
  */
-import { useQueryClient } from '@tanstack/react-query'
-import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react'
 import { RefusalError, TransportError } from '../wire/errors'
+import type { DaemonClient } from '../wire/http'
 import type { Message } from '../wire/types'
-import type { OutboxEntry } from './outbox'
-import { chatKeys } from './queries'
-import { useChatRuntime, type ChatRuntime } from './runtime'
-import { readDraft, writeDraft } from './use-draft'
+import type { Drafts } from './drafts'
+import type { Outbox, OutboxEntry } from './outbox'
+
+/** What sending needs of the runtime: the daemon, the outbox, the drafts, a clock and an id maker. */
+export type SendRuntime = {
+  client: Pick<DaemonClient, 'sendMessage' | 'listMessages'>
+  outbox: Outbox
+  drafts: Drafts
+  clock: { now(): number }
+  newId: () => string
+}
 
 export type SendOutcome =
   | { kind: 'accepted'; messageId: string }
@@ -30,7 +36,7 @@ export type DeliverOptions = {
  * Delivers one outbox entry: a transport error is retried once with the same id; a 409 means an
  * earlier attempt got through, so the client finds its message by id and carries on with it.
  */
-export async function deliver(runtime: ChatRuntime, entry: OutboxEntry, { triedBefore = false }: DeliverOptions = {}): Promise<SendOutcome> {
+export async function deliver(runtime: SendRuntime, entry: OutboxEntry, { triedBefore = false }: DeliverOptions = {}): Promise<SendOutcome> {
   const { client } = runtime
   const body = { content: entry.content, client_message_id: entry.clientMessageId }
   let lost = triedBefore
@@ -54,7 +60,7 @@ export async function deliver(runtime: ChatRuntime, entry: OutboxEntry, { triedB
 }
 
 /** Looks for the entry's message in history: the message, `null` when it is not there, `undefined` when history cannot be read. */
-async function lookUp(runtime: ChatRuntime, entry: OutboxEntry): Promise<Message | null | undefined> {
+async function lookUp(runtime: SendRuntime, entry: OutboxEntry): Promise<Message | null | undefined> {
   let messages: Message[]
   try {
     messages = await runtime.client.listMessages(entry.sessionId)
@@ -64,12 +70,12 @@ async function lookUp(runtime: ChatRuntime, entry: OutboxEntry): Promise<Message
   return messages.find((m) => m.role === 'operator' && m.client_message_id === entry.clientMessageId) ?? null
 }
 
-async function findOwn(runtime: ChatRuntime, entry: OutboxEntry): Promise<SendOutcome> {
+async function findOwn(runtime: SendRuntime, entry: OutboxEntry): Promise<SendOutcome> {
   const own = await lookUp(runtime, entry)
   return own ? { kind: 'accepted', messageId: own.id } : { kind: 'not_sent' }
 }
 
-async function confirmRefusal(runtime: ChatRuntime, entry: OutboxEntry, error: RefusalError): Promise<SendOutcome> {
+async function confirmRefusal(runtime: SendRuntime, entry: OutboxEntry, error: RefusalError): Promise<SendOutcome> {
   const own = await lookUp(runtime, entry)
   if (own) return { kind: 'accepted', messageId: own.id }
   // History unreadable: nobody can tell, so keep the entry (and its id) for Send again.
@@ -77,16 +83,16 @@ async function confirmRefusal(runtime: ChatRuntime, entry: OutboxEntry, error: R
 }
 
 /** Ids on the wire, per runtime (one per tab), so no two views ever send the same id at once. */
-const inFlightByRuntime = new WeakMap<ChatRuntime, Set<string>>()
+const inFlightByRuntime = new WeakMap<SendRuntime, Set<string>>()
 
-function inFlightOf(runtime: ChatRuntime): Set<string> {
+function inFlightOf(runtime: SendRuntime): Set<string> {
   let ids = inFlightByRuntime.get(runtime)
   if (!ids) inFlightByRuntime.set(runtime, (ids = new Set()))
   return ids
 }
 
 /** True while a send of this id is on the wire in this runtime. */
-export function isInFlight(runtime: ChatRuntime, clientMessageId: string): boolean {
+export function isInFlight(runtime: SendRuntime, clientMessageId: string): boolean {
   return inFlightOf(runtime).has(clientMessageId)
 }
 
@@ -96,7 +102,7 @@ export type SendHooks = {
 }
 
 /** A new outbox entry for text the operator just sent: its `client_message_id` is made here, once. */
-export function newEntry(runtime: ChatRuntime, sessionId: string, content: string): OutboxEntry {
+export function newEntry(runtime: SendRuntime, sessionId: string, content: string): OutboxEntry {
   return { clientMessageId: runtime.newId(), sessionId, content, state: 'sending', createdAt: runtime.clock.now() }
 }
 
@@ -104,7 +110,7 @@ export function newEntry(runtime: ChatRuntime, sessionId: string, content: strin
  * Sends one entry and files the outcome in the outbox. Resolves to `undefined`, sending nothing,
  * when the same id is already on the wire (a second Enter, a double click, a remount).
  */
-export async function sendEntry(runtime: ChatRuntime, entry: OutboxEntry, hooks: SendHooks = {}): Promise<SendOutcome | undefined> {
+export async function sendEntry(runtime: SendRuntime, entry: OutboxEntry, hooks: SendHooks = {}): Promise<SendOutcome | undefined> {
   const { outbox } = runtime
   const inFlight = inFlightOf(runtime)
   if (inFlight.has(entry.clientMessageId)) return undefined
@@ -122,7 +128,7 @@ export async function sendEntry(runtime: ChatRuntime, entry: OutboxEntry, hooks:
         // Accepted is accepted: a failed history read after it is the transcript's concern.
       }
       outbox.remove(entry.clientMessageId)
-    } else if (outcome.kind === 'refused' && readDraft(entry.sessionId) === entry.content) {
+    } else if (outcome.kind === 'refused' && runtime.drafts.read(entry.sessionId) === entry.content) {
       // The box still holds the text (the composer keeps a refused draft): the entry can go.
       outbox.remove(entry.clientMessageId)
     } else {
@@ -144,70 +150,20 @@ export async function sendEntry(runtime: ChatRuntime, entry: OutboxEntry, hooks:
  * left), with their own ids. Their text shows as "Sending…" in the transcript; a box still holding
  * it is emptied, or a second Enter would send the same text again under a new id.
  */
-export function resumeSends(runtime: ChatRuntime, sessionId: string, hooks: SendHooks = {}): Promise<SendOutcome | undefined>[] {
+export function resumeSends(runtime: SendRuntime, sessionId: string, hooks: SendHooks = {}): Promise<SendOutcome | undefined>[] {
   const resumed: Promise<SendOutcome | undefined>[] = []
   for (const entry of runtime.outbox.entries()) {
     if (entry.state !== 'sending' || entry.sessionId !== sessionId) continue
-    if (readDraft(sessionId) === entry.content) writeDraft(sessionId, '')
+    if (runtime.drafts.read(sessionId) === entry.content) runtime.drafts.write(sessionId, '')
     resumed.push(sendEntry(runtime, entry, hooks))
   }
   return resumed
 }
 
 /** Drops a "not sent" entry and hands its text back; `undefined` while it is on the wire. */
-export function takeBack(runtime: ChatRuntime, clientMessageId: string): string | undefined {
+export function takeBack(runtime: SendRuntime, clientMessageId: string): string | undefined {
   const entry = runtime.outbox.get(clientMessageId)
   if (!entry || isInFlight(runtime, clientMessageId)) return undefined
   runtime.outbox.remove(clientMessageId)
   return entry.content
-}
-
-export type SendApi = {
-  /** Sends new text. Resolves once the daemon's answer is known; never sends a second copy. */
-  send: (content: string) => Promise<SendOutcome | undefined>
-  /** Sends a "not sent" entry again with its original id. */
-  resend: (clientMessageId: string) => Promise<SendOutcome | undefined>
-  /** Drops a "not sent" entry and hands its text back for editing. */
-  takeBack: (clientMessageId: string) => string | undefined
-  pending: OutboxEntry[]
-}
-
-export function useSend(sessionId: string | undefined): SendApi {
-  const runtime = useChatRuntime()
-  const { outbox } = runtime
-  const queryClient = useQueryClient()
-  const entries = useSyncExternalStore(outbox.subscribe, outbox.entries, outbox.entries)
-  const pending = entries.filter((e) => e.sessionId === sessionId)
-
-  const hooks = useMemo<SendHooks>(
-    () => ({
-      onAccepted: async (entry) => {
-        await queryClient.invalidateQueries({ queryKey: chatKeys.messages(entry.sessionId) })
-        void queryClient.invalidateQueries({ queryKey: chatKeys.sessions })
-      },
-    }),
-    [queryClient],
-  )
-
-  // A reload in the middle of a send: the entry is still "sending", so finish it with the same id.
-  useEffect(() => {
-    if (sessionId) resumeSends(runtime, sessionId, hooks)
-  }, [runtime, hooks, sessionId])
-
-  const send = useCallback(
-    (content: string) => (sessionId ? sendEntry(runtime, newEntry(runtime, sessionId, content), hooks) : Promise.resolve(undefined)),
-    [hooks, runtime, sessionId],
-  )
-
-  const resend = useCallback(
-    (clientMessageId: string) => {
-      const entry = outbox.get(clientMessageId)
-      return entry ? sendEntry(runtime, entry, hooks) : Promise.resolve(undefined)
-    },
-    [hooks, outbox, runtime],
-  )
-
-  const drop = useCallback((clientMessageId: string) => takeBack(runtime, clientMessageId), [runtime])
-
-  return { send, resend, takeBack: drop, pending }
 }

@@ -1,0 +1,54 @@
+/**
+ * Sending from a session view: new text, Send again for a parked entry, and Edit (take the text
+ * back). The rules (one id per send, the outbox, the 409 and history look-ups) are in
+ * src/send/deliver.ts; this hook binds them to the session and owns the history read that follows
+ * an accepted send.
+ */
+import { useQueryClient } from '@tanstack/react-query'
+import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react'
+import { newEntry, resumeSends, sendEntry, takeBack, type SendHooks, type SendOutcome } from '../../send/deliver'
+import type { OutboxEntry } from '../../send/outbox'
+import { useChatRuntime } from '../runtime'
+import { refreshSession } from './queries'
+
+export type SendApi = {
+  /** Sends new text. Resolves once the daemon's answer is known; never sends a second copy. */
+  send: (content: string) => Promise<SendOutcome | undefined>
+  /** Sends a "not sent" entry again with its original id. */
+  resend: (clientMessageId: string) => Promise<SendOutcome | undefined>
+  /** Drops a "not sent" entry and hands its text back for editing. */
+  takeBack: (clientMessageId: string) => string | undefined
+  pending: OutboxEntry[]
+}
+
+export function useSend(sessionId: string | undefined): SendApi {
+  const runtime = useChatRuntime()
+  const { outbox } = runtime
+  const queryClient = useQueryClient()
+  const entries = useSyncExternalStore(outbox.subscribe, outbox.entries, outbox.entries)
+  const pending = useMemo(() => entries.filter((e) => e.sessionId === sessionId), [entries, sessionId])
+
+  const hooks = useMemo<SendHooks>(() => ({ onAccepted: (entry) => refreshSession(queryClient, entry.sessionId) }), [queryClient])
+
+  // A reload in the middle of a send: the entry is still "sending", so finish it with the same id.
+  useEffect(() => {
+    if (sessionId) resumeSends(runtime, sessionId, hooks)
+  }, [runtime, hooks, sessionId])
+
+  const send = useCallback(
+    (content: string) => (sessionId ? sendEntry(runtime, newEntry(runtime, sessionId, content), hooks) : Promise.resolve(undefined)),
+    [hooks, runtime, sessionId],
+  )
+
+  const resend = useCallback(
+    (clientMessageId: string) => {
+      const entry = outbox.get(clientMessageId)
+      return entry ? sendEntry(runtime, entry, hooks) : Promise.resolve(undefined)
+    },
+    [hooks, outbox, runtime],
+  )
+
+  const drop = useCallback((clientMessageId: string) => takeBack(runtime, clientMessageId), [runtime])
+
+  return { send, resend, takeBack: drop, pending }
+}

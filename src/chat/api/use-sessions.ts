@@ -1,0 +1,25 @@
+/** The session list: read (and kept fresh), and create. */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useChatRuntime } from '../runtime'
+import { chatKeys, sessionsQuery } from './queries'
+
+/** How often the list is read again, so status and titles from other tabs show up. */
+export const SESSIONS_REFRESH_MS = 15_000
+
+export function useSessions() {
+  const runtime = useChatRuntime()
+  return useQuery({ ...sessionsQuery(runtime), refetchInterval: SESSIONS_REFRESH_MS })
+}
+
+/**
+ * Creates a session with no title: the daemon titles it by its first message, and until then the
+ * list labels it in the operator's current language.
+ */
+export function useCreateSession() {
+  const { client } = useChatRuntime()
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: () => client.createSession(),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: chatKeys.sessions }),
+  })
+}

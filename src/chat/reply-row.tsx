@@ -1,0 +1,54 @@
+import { memo } from 'react'
+import { overlay } from '../live/live-runs'
+import { belongsTo, isCancellable, retryView } from '../retry/view'
+import type { Message } from '../wire/types'
+import { AgentReply } from './agent-reply'
+import { RetryStatus } from './retry-status'
+import { useChatRuntime } from './runtime'
+import { useLiveRun, useRetryFor } from './use-core'
+
+export type ReplyRowProps = {
+  sessionId: string
+  /** The reply as history has it; the live stream is laid over it here. */
+  message: Message
+  earlier: Message[]
+  followers: Record<string, Message[]>
+  /** A stop or regenerate request for this reply is in flight. */
+  busy: boolean
+  onStop: (runId: string) => void
+  onRegenerate: (anchorId: string) => void
+}
+
+/**
+ * One agent reply bound to the core: its run's live record and its anchor's scheduler. It
+ * subscribes to those two alone, so a delta or a scheduler change re-renders this row only.
+ */
+export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, followers, busy, onStop, onRegenerate }: ReplyRowProps) {
+  const { retry, clock } = useChatRuntime()
+  const live = useLiveRun(message.run_id)
+  const shown = overlay(message, live)
+  const anchorId = message.reply_to
+  const snapshot = useRetryFor(sessionId, anchorId)
+  const view = snapshot && belongsTo(snapshot, shown) ? retryView(snapshot, clock.now()) : undefined
+  const retryBox =
+    view && view.status !== 'idle' ? (
+      <RetryStatus
+        view={{ status: view.status, attempt: view.attempt, deadline: view.deadline ?? 0, refusal: view.refusal ?? undefined }}
+        onRetryNow={anchorId ? () => retry.retryNow(sessionId, anchorId) : undefined}
+        onCancel={anchorId ? () => retry.cancel(sessionId, anchorId) : undefined}
+      />
+    ) : undefined
+  return (
+    <AgentReply
+      message={shown}
+      earlier={earlier}
+      followers={followers}
+      position={shown.position}
+      busy={busy}
+      onStop={message.run_id ? () => onStop(message.run_id as string) : undefined}
+      // While the scheduler owns this reply, its own buttons are the way to act.
+      onRegenerate={anchorId && !(view && isCancellable(view.status)) ? () => onRegenerate(anchorId) : undefined}
+      retry={retryBox}
+    />
+  )
+})

@@ -1,0 +1,65 @@
+/**
+ * Small hooks over the React-free core: each subscribes to the one thing it shows, so a delta
+ * re-renders the reply that grew and a countdown tick re-renders one line.
+ */
+import { useCallback, useEffect, useState, useSyncExternalStore } from 'react'
+import type { LiveRun } from '../live/live-runs'
+import type { RetrySnapshot } from '../retry/machine'
+import type { SessionRetries } from '../retry/scheduler'
+import { useChatRuntime } from './runtime'
+
+/** The live record of a run while this page follows it; undefined otherwise. */
+export function useLiveRun(runId: string | undefined): LiveRun | undefined {
+  const { live } = useChatRuntime()
+  const subscribe = useCallback((listener: () => void) => (runId ? live.subscribe(runId, listener) : () => {}), [live, runId])
+  const get = () => live.get(runId)
+  return useSyncExternalStore(subscribe, get, get)
+}
+
+/** Every tier 2 scheduler of a session, by anchor. */
+export function useSessionRetries(sessionId: string): SessionRetries {
+  const { retry } = useChatRuntime()
+  const subscribe = useCallback((listener: () => void) => retry.subscribe(sessionId, listener), [retry, sessionId])
+  const get = () => retry.snapshot(sessionId)
+  return useSyncExternalStore(subscribe, get, get)
+}
+
+/** One anchor's scheduler snapshot: re-renders only when that machine changes. */
+export function useRetryFor(sessionId: string, anchorId: string | undefined): RetrySnapshot | undefined {
+  const { retry } = useChatRuntime()
+  const subscribe = useCallback((listener: () => void) => retry.subscribe(sessionId, listener), [retry, sessionId])
+  const get = () => (anchorId ? retry.snapshot(sessionId).get(anchorId) : undefined)
+  return useSyncExternalStore(subscribe, get, get)
+}
+
+/** The composer's text for a session and its setter; switching sessions shows that session's own draft. */
+export function useDraft(sessionId: string): [string, (value: string) => void] {
+  const { drafts } = useChatRuntime()
+  const get = () => drafts.read(sessionId)
+  const value = useSyncExternalStore(drafts.subscribe, get, get)
+  const set = useCallback((next: string) => drafts.write(sessionId, next), [drafts, sessionId])
+  return [value, set]
+}
+
+/**
+ * Re-renders the calling component when `nextTickIn` says the time it shows changes (null: no
+ * ticking). The component reads the clock as it renders, so its first frame is already right;
+ * living in the component that shows the time, a tick re-renders that line alone.
+ */
+export function useTicker(nextTickIn: (now: number) => number | null): void {
+  const { clock } = useChatRuntime()
+  const [, setTick] = useState(0)
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const schedule = () => {
+      const delay = nextTickIn(clock.now())
+      if (delay === null) return
+      timer = setTimeout(() => {
+        setTick((n) => n + 1)
+        schedule()
+      }, delay)
+    }
+    schedule()
+    return () => clearTimeout(timer)
+  }, [clock, nextTickIn])
+}

@@ -1,0 +1,99 @@
+/**
+ * Follows the event stream of every run a session's history shows as queued or streaming and
+ * feeds its frames to the live-run store. After a reload it picks a run up where the tab left it,
+ * with `Last-Event-ID`. When a run ends, history is read once for its persisted outcome, and only
+ * then is the run's live record let go (so the text never rolls back to an older read).
+ */
+import { isAbortError, RefusalError, StreamFailure } from '../wire/errors'
+import { followRun } from '../wire/events'
+import type { DaemonClient } from '../wire/http'
+import type { Message, WireError } from '../wire/types'
+import type { LiveRunStore } from './live-runs'
+
+/** Runs worth following: agent replies in the main flow that have not ended. */
+export function activeRuns(messages: readonly Message[] | undefined): Message[] {
+  return (messages ?? []).filter((m) => m.role === 'agent' && !m.superseded && m.run_id && (m.status === 'queued' || m.status === 'streaming'))
+}
+
+export type RunFollowerOptions = {
+  client: Pick<DaemonClient, 'openEvents'>
+  live: LiveRunStore
+  /** Reads the session's history again and resolves once it is in; called when a run ends. */
+  refreshHistory: (sessionId: string) => Promise<unknown>
+}
+
+export function createRunFollower({ client, live, refreshHistory }: RunFollowerOptions) {
+  /** Followed runs by id, with the session they belong to. */
+  const followed = new Map<string, { sessionId: string; controller: AbortController }>()
+  /**
+   * Runs whose stream this page has read to its end (or given up on), by session: history may go
+   * on showing one as running for a moment, and following it again would loop.
+   */
+  const finished = new Map<string, string>()
+
+  async function follow(sessionId: string, reply: Message, signal: AbortSignal): Promise<void> {
+    const runId = reply.run_id as string
+    const lastEventId = live.begin(sessionId, runId, reply.content, reply.status)
+    try {
+      await followRun({ client, sessionId, runId, lastEventId, signal, onFrame: (frame) => live.frame(runId, frame) })
+    } catch (error) {
+      if (isAbortError(error) || signal.aborted) return
+      live.fail(runId, streamError(error))
+    }
+    // The run ended (or the daemon no longer knows it): history has its persisted outcome.
+    await refreshHistory(sessionId)
+  }
+
+  return {
+    /**
+     * Follows the session's active runs that are not followed yet. Runs of the session that history
+     * no longer shows as active are left to end on their own (their stream closes after the end).
+     */
+    watch(sessionId: string, messages: readonly Message[]): void {
+      // A run whose end history now records needs no live record: history's copy is shown. Until
+      // then the record stays, so the stream's last word (its end, or why it broke off) stands.
+      for (const [runId, owner] of finished) {
+        if (owner !== sessionId) continue
+        const reply = messages.find((m) => m.run_id === runId)
+        if (reply && reply.status !== 'queued' && reply.status !== 'streaming') live.forget(runId)
+      }
+      for (const message of activeRuns(messages)) {
+        const runId = message.run_id as string
+        if (followed.has(runId) || finished.has(runId)) continue
+        const controller = new AbortController()
+        followed.set(runId, { sessionId, controller })
+        void follow(sessionId, message, controller.signal).finally(() => {
+          if (followed.get(runId)?.controller !== controller) return
+          followed.delete(runId)
+          finished.set(runId, sessionId)
+        })
+      }
+    },
+
+    /** Lets go of a session's connections (the view left it); the runs go on in the daemon. */
+    release(sessionId: string): void {
+      for (const [runId, owner] of finished) if (owner === sessionId) finished.delete(runId)
+      for (const [runId, entry] of followed) {
+        if (entry.sessionId !== sessionId) continue
+        entry.controller.abort()
+        followed.delete(runId)
+        live.forget(runId)
+      }
+    },
+
+    /** True while this run's stream is being read. */
+    isFollowing: (runId: string) => followed.has(runId),
+  }
+}
+
+export type RunFollower = ReturnType<typeof createRunFollower>
+
+/** What a stream that could not be read to its end says on the reply. */
+function streamError(error: unknown): WireError {
+  // The connection could not be picked up again; the run may still finish in the daemon.
+  if (error instanceof StreamFailure) return { code: error.code ?? '', message: error.message }
+  // The daemon refused the stream (unauthorized, run_not_found…): if history still shows the run
+  // going, this notice stands instead of a "Writing…" that never ends.
+  if (error instanceof RefusalError) return { code: error.code, message: error.message }
+  return { code: 'stream_ended', message: error instanceof Error ? error.message : String(error) }
+}

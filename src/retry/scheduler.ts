@@ -1,0 +1,173 @@
+/**
+ * The tier 2 scheduler registry: one machine per anchor, per session, fed from history. It holds
+ * every rule of when tier 2 arms (see eligibility.ts and the machine's guards), remembers the
+ * failures whose retry the operator cancelled (across reloads), re-checks the clock when the
+ * page wakes, and hands the UI one snapshot per session. No React here: components subscribe.
+ */
+import { createActor, type ActorRefFrom } from 'xstate'
+import { z } from 'zod'
+import type { KeyedStore } from '../storage/keyed-store'
+import type { DaemonClient } from '../wire/http'
+import type { Message } from '../wire/types'
+import { retryMachineFor } from './actors'
+import { answersTail, armingCandidate, settledReply } from './eligibility'
+import type { RetryClock, RetrySnapshot } from './machine'
+
+type RetryActor = ActorRefFrom<ReturnType<typeof retryMachineFor>>
+
+/** Anchor id → its machine's snapshot, for one session. A new map after every change. */
+export type SessionRetries = ReadonlyMap<string, RetrySnapshot>
+
+/** Calls `check` whenever the page may have slept (visible again, focused, back online). */
+export type WakeSource = (check: () => void) => () => void
+
+export const CANCELLED_NAMESPACE = 'retry-cancelled'
+/** Enough to cover every failure an operator cancelled lately; the oldest go first. */
+export const CANCELLED_LIMIT = 200
+
+const browserWake: WakeSource = (check) => {
+  if (typeof window === 'undefined' || typeof document === 'undefined') return () => {}
+  const onVisible = () => {
+    if (document.visibilityState === 'visible') check()
+  }
+  document.addEventListener('visibilitychange', onVisible)
+  window.addEventListener('focus', check)
+  window.addEventListener('online', check)
+  return () => {
+    document.removeEventListener('visibilitychange', onVisible)
+    window.removeEventListener('focus', check)
+    window.removeEventListener('online', check)
+  }
+}
+
+export type RetrySchedulerOptions = {
+  client: Pick<DaemonClient, 'regenerate' | 'cancelRun' | 'listMessages'>
+  clock: RetryClock
+  store: KeyedStore
+  /** Re-read a session's history (a regenerate was accepted, a stray run was cancelled). */
+  refreshHistory: (sessionId: string) => void
+  wake?: WakeSource
+}
+
+const EMPTY: SessionRetries = new Map()
+
+export function createRetryScheduler({ client, clock, store, refreshHistory, wake = browserWake }: RetrySchedulerOptions) {
+  const machine = retryMachineFor({ client, refreshHistory })
+  const sessions = new Map<string, Map<string, RetryActor>>()
+  const snapshots = new Map<string, SessionRetries>()
+  const listeners = new Map<string, Set<() => void>>()
+  const cancelledSlot = store.slot(CANCELLED_NAMESPACE, 'v1', z.array(z.string()))
+  let stopWake: (() => void) | undefined
+
+  const cancelled = () => new Set(cancelledSlot.read() ?? [])
+
+  /** The operator's cancel outlives the actor: leaving the session or reloading keeps it. */
+  function rememberCancelled(messageId: string) {
+    const ids = cancelledSlot.read() ?? []
+    if (!ids.includes(messageId)) cancelledSlot.write([...ids, messageId].slice(-CANCELLED_LIMIT))
+  }
+
+  function publish(sessionId: string) {
+    const actors = sessions.get(sessionId)
+    const next = new Map<string, RetrySnapshot>()
+    for (const [anchorId, actor] of actors ?? []) next.set(anchorId, actor.getSnapshot())
+    snapshots.set(sessionId, next)
+    for (const listener of [...(listeners.get(sessionId) ?? [])]) listener()
+    syncWake()
+  }
+
+  /** Wake-ups matter only while something waits; the listeners come and go with that. */
+  function syncWake() {
+    const waiting = [...sessions.values()].some((actors) => [...actors.values()].some((a) => a.getSnapshot().matches('armed')))
+    if (waiting && !stopWake) {
+      stopWake = wake(() => {
+        for (const actors of sessions.values()) for (const actor of actors.values()) actor.send({ type: 'clock.check' })
+      })
+    } else if (!waiting && stopWake) {
+      stopWake()
+      stopWake = undefined
+    }
+  }
+
+  function actorFor(sessionId: string, anchorId: string): RetryActor {
+    let actors = sessions.get(sessionId)
+    if (!actors) sessions.set(sessionId, (actors = new Map()))
+    const known = actors.get(anchorId)
+    if (known) return known
+    const actor = createActor(machine, { input: { anchorId, sessionId, clock } })
+    actors.set(anchorId, actor)
+    actor.subscribe({
+      next: (snapshot) => {
+        if (snapshot.matches('cancelled') && snapshot.context.failedMessageId) rememberCancelled(snapshot.context.failedMessageId)
+        if (actors.get(anchorId) === actor) publish(sessionId)
+      },
+      // A failing actor must not take the page down: it is forgotten and shows nothing.
+      error: () => remove(sessionId, anchorId),
+    })
+    actor.start()
+    return actor
+  }
+
+  function remove(sessionId: string, anchorId: string) {
+    const actors = sessions.get(sessionId)
+    const actor = actors?.get(anchorId)
+    if (!actors || !actor) return
+    actors.delete(anchorId)
+    actor.stop()
+    publish(sessionId)
+  }
+
+  return {
+    /** History of a session was read: arm, settle or release its schedulers accordingly. */
+    feed(sessionId: string, history: readonly Message[]): void {
+      const candidate = armingCandidate(history, cancelled())
+      if (candidate) actorFor(sessionId, candidate.anchorId).send({ type: 'failure.observed', message: candidate.failure })
+      for (const [anchorId, actor] of [...(sessions.get(sessionId) ?? [])]) {
+        const snapshot = actor.getSnapshot()
+        const runId = snapshot.context.runId
+        if (snapshot.matches('watching') && runId) {
+          const reply = settledReply(history, runId)
+          if (reply) actor.send({ type: 'run.settled', runId, message: reply })
+        }
+        // The operator wrote after this reply: its countdown must not regenerate over their message.
+        if (actor.getSnapshot().matches('armed') && !answersTail(history, anchorId)) remove(sessionId, anchorId)
+      }
+    },
+    retryNow(sessionId: string, anchorId: string): void {
+      sessions.get(sessionId)?.get(anchorId)?.send({ type: 'retry.now' })
+    },
+    cancel(sessionId: string, anchorId: string): void {
+      sessions.get(sessionId)?.get(anchorId)?.send({ type: 'retry.cancel' })
+    },
+    /** Forgets the scheduler of an anchor the operator regenerates by hand. */
+    dismiss(sessionId: string, anchorId: string): void {
+      remove(sessionId, anchorId)
+    },
+    /** Leaving the session stops its schedulers (a countdown is interactive-only, by design). */
+    release(sessionId: string): void {
+      const actors = sessions.get(sessionId)
+      if (!actors) return
+      sessions.delete(sessionId)
+      for (const actor of actors.values()) actor.stop()
+      publish(sessionId)
+    },
+    /** The session's schedulers by anchor; the same map until one of them changes. */
+    snapshot(sessionId: string): SessionRetries {
+      return snapshots.get(sessionId) ?? EMPTY
+    },
+    subscribe(sessionId: string, listener: () => void): () => void {
+      let set = listeners.get(sessionId)
+      if (!set) listeners.set(sessionId, (set = new Set()))
+      set.add(listener)
+      return () => void set.delete(listener)
+    },
+    /** Stops every machine and wake listener (tests, and the end of the page). */
+    dispose(): void {
+      for (const sessionId of [...sessions.keys()]) this.release(sessionId)
+      stopWake?.()
+      stopWake = undefined
+    },
+  }
+}
+
+export type RetryScheduler = ReturnType<typeof createRetryScheduler>

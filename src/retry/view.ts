@@ -1,0 +1,137 @@
+/**
+ * The one view of the tier 2 scheduler the UI reads: its status for an anchor, derived from a
+ * machine snapshot and the clock, which reply it belongs to, and what the polite live region
+ * should say of it. Values only: the UI words them.
+ */
+import type { Message } from '../wire/types'
+import type { RegenerateRefusal, RetrySnapshot } from './machine'
+import { remainingMs } from './schedule'
+
+/** The statuses the UI distinguishes. `paused` is the armed state with a wait beyond the cap. */
+export type RetryStatus = 'idle' | 'armed' | 'paused' | 'dispatching' | 'watching' | 'cancelled' | 'refused'
+
+/** What the UI shows for one anchor's scheduler. */
+export type RetryView = {
+  status: RetryStatus
+  /** The upcoming automatic attempt, 1-based. */
+  attempt: number
+  /** When the attempt fires, while `armed` or `paused`; null otherwise. */
+  deadline: number | null
+  /** Milliseconds left until `deadline`; 0 when nothing is counting down. */
+  remainingMs: number
+  /** Show "retry after HH:MM" with no ticking instead of a countdown. */
+  paused: boolean
+  /** The refusal to word, in `refused`. */
+  refusal: RegenerateRefusal | null
+}
+
+function statusOf(snapshot: RetrySnapshot): RetryStatus {
+  if (snapshot.matches('armed')) return snapshot.context.paused ? 'paused' : 'armed'
+  if (snapshot.matches('dispatching')) return 'dispatching'
+  if (snapshot.matches('watching')) return 'watching'
+  if (snapshot.matches('cancelled')) return 'cancelled'
+  if (snapshot.matches('refused')) return 'refused'
+  return 'idle'
+}
+
+/**
+ * Derives the UI's view from a snapshot and the clock. The countdown comes from the deadline and
+ * `now`, so re-deriving on every tick (or after a sleep) is always right.
+ */
+export function retryView(snapshot: RetrySnapshot, now: number): RetryView {
+  const status = statusOf(snapshot)
+  const { context } = snapshot
+  const waiting = status === 'armed' || status === 'paused'
+  const deadline = waiting ? context.deadline : null
+  return {
+    status,
+    attempt: context.attempt,
+    deadline,
+    remainingMs: deadline === null ? 0 : remainingMs(deadline, now),
+    paused: status === 'paused',
+    refusal: status === 'refused' ? context.lastError : null,
+  }
+}
+
+/** True while the scheduler owns the anchor: its own Cancel (and Retry now) are the way to act. */
+export function isCancellable(status: RetryStatus): boolean {
+  return status === 'armed' || status === 'paused' || status === 'dispatching' || status === 'watching'
+}
+
+/**
+ * Whether the scheduler's status belongs on `reply`: waiting belongs to the failed reply that
+ * armed it, watching to the reply of the run in flight, the rest to whichever reply is shown.
+ */
+export function belongsTo(snapshot: RetrySnapshot, reply: Pick<Message, 'id' | 'run_id'>): boolean {
+  const status = statusOf(snapshot)
+  if (status === 'idle') return false
+  if (status === 'armed' || status === 'paused') return reply.id === snapshot.context.failedMessageId
+  if (status === 'watching') return reply.run_id === snapshot.context.runId
+  return true
+}
+
+/** Something the polite live region should say once: which status, for which attempt. */
+export type RetryAnnouncement =
+  | { kind: 'armed'; attempt: number; deadline: number; remainingMs: number }
+  | { kind: 'paused'; attempt: number; deadline: number }
+  | { kind: 'cancelled' }
+  | { kind: 'refused'; refusal: RegenerateRefusal | null }
+
+/**
+ * What an arming, a cancel or a refusal should announce, with a key that is the same for every
+ * tick of one countdown (so it is spoken once, not per second) and new for the next attempt.
+ */
+export function announcementOf(view: RetryView): { key: string; announcement: RetryAnnouncement } | undefined {
+  const key = `${view.status}:${view.attempt}`
+  switch (view.status) {
+    case 'armed':
+      return view.deadline === null ? undefined : { key, announcement: { kind: 'armed', attempt: view.attempt, deadline: view.deadline, remainingMs: view.remainingMs } }
+    case 'paused':
+      return view.deadline === null ? undefined : { key, announcement: { kind: 'paused', attempt: view.attempt, deadline: view.deadline } }
+    case 'cancelled':
+      return { key, announcement: { kind: 'cancelled' } }
+    case 'refused':
+      return { key, announcement: { kind: 'refused', refusal: view.refusal } }
+    default:
+      return undefined
+  }
+}
+
+/** The live region's memory: what each anchor last announced, and whose words it holds now. */
+export type AnnouncerState = {
+  spoken: ReadonlyMap<string, string>
+  speaker: string | null
+  current: RetryAnnouncement | null
+}
+
+export const SILENT: AnnouncerState = { spoken: new Map(), speaker: null, current: null }
+
+/**
+ * The live region after the schedulers changed. Each arming, cancel or refusal is announced once
+ * (keyed by status and attempt, never per tick). A live region is spoken when its content
+ * changes, so a later failure worded exactly like the last one would go unheard if the old words
+ * stayed: once the anchor that spoke moves on (dispatching, watching, settled, gone), the region
+ * is emptied and its key forgotten.
+ */
+export function nextAnnouncement(state: AnnouncerState, views: ReadonlyMap<string, RetryView>): AnnouncerState {
+  const spoken = new Map(state.spoken)
+  let { speaker, current } = state
+  for (const anchorId of state.spoken.keys()) {
+    if (views.has(anchorId)) continue
+    spoken.delete(anchorId)
+    if (speaker === anchorId) [speaker, current] = [null, null]
+  }
+  for (const [anchorId, view] of views) {
+    const next = announcementOf(view)
+    if (!next) {
+      spoken.delete(anchorId)
+      if (speaker === anchorId) [speaker, current] = [null, null]
+      continue
+    }
+    if (spoken.get(anchorId) === next.key) continue
+    spoken.set(anchorId, next.key)
+    speaker = anchorId
+    current = next.announcement
+  }
+  return { spoken, speaker, current }
+}

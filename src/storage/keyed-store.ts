@@ -1,0 +1,101 @@
+/**
+ * One small keyed store over the browser's storage, shared by everything the client keeps across
+ * a reload: the outbox, the drafts, the live runs' reattach points and the retry scheduler's
+ * memory. Values are JSON, read back through a zod schema, so a stale or hand-edited entry reads
+ * as absent instead of breaking the page. When the browser's storage throws (blocked, full,
+ * private mode) the value lives on in memory for as long as the page does.
+ */
+import type { z } from 'zod'
+
+/** The part of the Web Storage API the store uses. */
+export type StorageBackend = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>
+
+/** Every key the client writes starts with this, so nothing collides with other apps on the origin. */
+export const KEY_PREFIX = 'rebound.'
+
+/** One value in the store: a namespace, a key within it, and the schema its JSON must match. */
+export type Slot<T> = {
+  /** The value, or undefined when it is absent or no longer matches the schema. */
+  read(): T | undefined
+  /** Replaces the value; `undefined` removes it. */
+  write(value: T | undefined): void
+}
+
+export type KeyedStore = {
+  /** A handle on `namespace`/`key`, read back through `schema`. */
+  slot<S extends z.ZodType>(namespace: string, key: string, schema: S): Slot<z.infer<S>>
+  /** Calls `listener` after any write to `namespace` through this store. Returns the unsubscribe. */
+  subscribe(namespace: string, listener: () => void): () => void
+}
+
+/** The full storage key of a slot: `rebound.<namespace>.<key>`. */
+export function storageKey(namespace: string, key: string): string {
+  return `${KEY_PREFIX}${namespace}.${key}`
+}
+
+/**
+ * Builds the store over `backend`; with no backend (no DOM, storage disabled) it is memory only.
+ * A key whose write failed is kept in memory and wins over the backend until a write succeeds.
+ */
+export function createKeyedStore(backend: StorageBackend | undefined): KeyedStore {
+  const memory = new Map<string, string | null>()
+  const listeners = new Map<string, Set<() => void>>()
+
+  const rawRead = (key: string): string | null => {
+    if (memory.has(key)) return memory.get(key) ?? null
+    try {
+      return backend?.getItem(key) ?? null
+    } catch {
+      return null
+    }
+  }
+
+  const rawWrite = (key: string, text: string | null) => {
+    try {
+      if (!backend) throw new Error('no storage')
+      if (text === null) backend.removeItem(key)
+      else backend.setItem(key, text)
+      memory.delete(key)
+    } catch {
+      // Storage full or blocked: the value still holds for this page.
+      memory.set(key, text)
+    }
+  }
+
+  return {
+    slot(namespace, key, schema) {
+      const full = storageKey(namespace, key)
+      return {
+        read() {
+          const text = rawRead(full)
+          if (text === null) return undefined
+          try {
+            const parsed = schema.safeParse(JSON.parse(text))
+            return parsed.success ? parsed.data : undefined
+          } catch {
+            return undefined
+          }
+        },
+        write(value) {
+          rawWrite(full, value === undefined ? null : JSON.stringify(value))
+          for (const listener of [...(listeners.get(namespace) ?? [])]) listener()
+        },
+      }
+    },
+    subscribe(namespace, listener) {
+      let set = listeners.get(namespace)
+      if (!set) listeners.set(namespace, (set = new Set()))
+      set.add(listener)
+      return () => void set.delete(listener)
+    },
+  }
+}
+
+/** The tab's sessionStorage, or undefined where there is none or it cannot be touched. */
+export function browserSessionStorage(): StorageBackend | undefined {
+  try {
+    return typeof sessionStorage === 'undefined' ? undefined : sessionStorage
+  } catch {
+    return undefined
+  }
+}
