@@ -1,16 +1,6 @@
 import { useTranslation } from 'react-i18next'
-import { describeFailure, failureFromError, isVerbatimFailure, type FailureInput } from '../i18n/describe-failure'
+import { describeFailure, failureFromError, failureOfWireError, isVerbatimFailure } from '../i18n/describe-failure'
 import type { WireError } from '../wire/types'
-
-/**
- * A failure as a persisted or streamed `{ code, message }`. A code-less error is a plain-text
- * frame from an older daemon, shown as it came.
- */
-export function failureOfWireError(error: WireError | undefined): FailureInput {
-  if (!error) return { kind: 'none' }
-  if (!error.code) return error.message ? { kind: 'raw', text: error.message } : { kind: 'none' }
-  return { kind: 'coded', code: error.code, message: error.message }
-}
 
 export type FailureNoticeProps = {
   /** A failed message's error, as history or the stream gave it. */

@@ -7,7 +7,7 @@
  * as text, never as HTML.
  */
 import type { TFunction } from 'i18next'
-import { refusalBodySchema } from '../wire/types'
+import type { WireError } from '../wire/types'
 import { errorTable, retryClassTable, type KnownErrorCode, type KnownRetryClass } from './resources'
 
 /** Longest daemon text shown as it came; longer text is cut here and ends in "…". */
@@ -83,20 +83,14 @@ export function isVerbatimFailure(failure: FailureInput): boolean {
 }
 
 /**
- * The data of a stream `error` event as a FailureInput: the `{ error, code }` envelope → coded;
- * anything else (not JSON, or JSON of another shape, from an older daemon) → raw, trimmed;
- * empty → none.
+ * A failure as a persisted or streamed `{ code, message }` (a failed message's `error`, or the
+ * live store's copy of an `error` frame). A code-less error is a plain-text frame from an older
+ * daemon, shown as it came.
  */
-export function failureFromFrameData(data: string): FailureInput {
-  const text = data.trim()
-  if (text === '') return { kind: 'none' }
-  try {
-    const parsed = refusalBodySchema.safeParse(JSON.parse(text))
-    if (parsed.success) return { kind: 'coded', code: parsed.data.code, message: parsed.data.error }
-  } catch {
-    // Not JSON: an older daemon's plain sentence, shown as it came.
-  }
-  return { kind: 'raw', text }
+export function failureOfWireError(error: WireError | undefined): FailureInput {
+  if (!error) return { kind: 'none' }
+  if (!error.code) return error.message ? { kind: 'raw', text: error.message } : { kind: 'none' }
+  return { kind: 'coded', code: error.code, message: error.message }
 }
 
 /**

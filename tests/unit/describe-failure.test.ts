@@ -5,12 +5,13 @@ import {
   describeFailure,
   describeRetryClass,
   failureFromError,
-  failureFromFrameData,
+  failureOfWireError,
   isKnownErrorCode,
   isVerbatimFailure,
   VERBATIM_LIMIT,
 } from '../../src/i18n/describe-failure'
 import { createI18n } from '../../src/i18n/setup'
+import { toFrame } from '../../src/wire/events'
 import { ERROR_CODES, REFUSAL_CODES, RETRY_CLASSES } from '../../src/wire/types'
 
 const en = createI18n({ lng: 'en' }).t
@@ -22,6 +23,13 @@ const languages = [
 const codes = [...ERROR_CODES, ...REFUSAL_CODES]
 const englishSentence = (code: string) => `The daemon's English sentence for ${code}.`
 const frame = (code: string, error = englishSentence(code)) => JSON.stringify({ error, code })
+
+/** The data of a stream `error` event, read as the client reads it: the wire's frame, then the reply's error. */
+function failureFromFrameData(data: string) {
+  const parsed = toFrame({ id: '1', event: 'error', data })
+  if (parsed?.type !== 'error') throw new Error('an error event always reads as an error frame')
+  return failureOfWireError({ code: parsed.code ?? '', message: parsed.message })
+}
 
 /** True when `text` holds a run of three or more English words, i.e. an English sentence. */
 const hasEnglishSentence = (text: string) => /[A-Za-z]+[\s,.'’]+[A-Za-z]+[\s,.'’]+[A-Za-z]+/.test(text)
