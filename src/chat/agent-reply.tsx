@@ -18,10 +18,12 @@ export type AgentReplyProps = {
   busy?: boolean
   /** The retry scheduler's status for this reply, when it has one. */
   retry?: ReactNode
+  /** The daemon's own retry (tier 1) while it waits inside the run. */
+  tier1?: ReactNode
 }
 
 /** One agent reply in the main flow: its text (always as text), status, failure and actions. */
-export function AgentReply({ message, earlier = [], followers = {}, position, onStop, onRegenerate, busy = false, retry }: AgentReplyProps) {
+export function AgentReply({ message, earlier = [], followers = {}, position, onStop, onRegenerate, busy = false, retry, tier1 }: AgentReplyProps) {
   const { t } = useTranslation()
   const [showEarlier, setShowEarlier] = useState(false)
   const earlierId = useId()
@@ -44,6 +46,7 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
           {status === 'streaming' ? <span className="caret" aria-hidden="true" /> : null}
         </div>
       ) : null}
+      {status === 'streaming' ? tier1 : null}
       {status === 'failed' ? <FailureNotice error={message.error} /> : null}
       {retry}
       <div className="message__actions">

@@ -11,7 +11,7 @@ import { FailureNotice } from './failure-notice'
 import { OperatorMessage } from './operator-message'
 import { RefusedNotice } from './refused-notice'
 import { ReplyRow } from './reply-row'
-import { RetryAnnouncer } from './retry-announcer'
+import { SessionAnnouncer } from './session-announcer'
 import { useChatRuntime } from './runtime'
 import { Transcript } from './transcript'
 import { buildTranscript, isActive, regenerateImpact } from './transcript-model'
@@ -159,7 +159,7 @@ export function ChatView({ sessionId }: { sessionId: string }) {
           )
         })}
       </Transcript>
-      <RetryAnnouncer sessionId={sessionId} />
+      <SessionAnnouncer sessionId={sessionId} />
       <ComposerPanel ref={composerRef} sessionId={sessionId} send={send} />
     </section>
   )

@@ -4,6 +4,7 @@ import { belongsTo, isCancellable, retryView } from '../retry/view'
 import type { Message } from '../wire/types'
 import { AgentReply } from './agent-reply'
 import { RetryStatus } from './retry-status'
+import { Tier1Status } from './tier1-status'
 import { useChatRuntime } from './runtime'
 import { useLiveRun, useRetryFor } from './use-core'
 
@@ -24,7 +25,7 @@ export type ReplyRowProps = {
  * subscribes to those two alone, so a delta or a scheduler change re-renders this row only.
  */
 export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, followers, busy, onStop, onRegenerate }: ReplyRowProps) {
-  const { retry, clock } = useChatRuntime()
+  const { retry, clock, live: liveRuns } = useChatRuntime()
   const live = useLiveRun(message.run_id)
   const shown = overlay(message, live)
   const anchorId = message.reply_to
@@ -34,6 +35,8 @@ export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, fo
     view && view.status !== 'idle' ? (
       <RetryStatus
         view={{ status: view.status, attempt: view.attempt, deadline: view.deadline ?? 0, refusal: view.refusal ?? undefined }}
+        // The hand-off from tier 1 reads in one place: "the daemon tried 3 times; retrying in 2 s".
+        daemonAttempts={view.status === 'armed' || view.status === 'paused' ? liveRuns.tier1AttemptsOf(message.run_id) : undefined}
         onRetryNow={anchorId ? () => retry.retryNow(sessionId, anchorId) : undefined}
         onCancel={anchorId ? () => retry.cancel(sessionId, anchorId) : undefined}
       />
@@ -49,6 +52,7 @@ export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, fo
       // While the scheduler owns this reply, its own buttons are the way to act.
       onRegenerate={anchorId && !(view && isCancellable(view.status)) ? () => onRegenerate(anchorId) : undefined}
       retry={retryBox}
+      tier1={shown.tier1 ? <Tier1Status wait={shown.tier1} /> : undefined}
     />
   )
 })

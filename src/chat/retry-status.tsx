@@ -19,6 +19,8 @@ export type RetryStatusProps = {
   view: RetryStatusView
   /** A fixed clock reading (stories); without it the line ticks on its own. */
   now?: number
+  /** Attempts the daemon's own retry (tier 1) made before it gave up and tier 2 took over. */
+  daemonAttempts?: number
   onRetryNow?: () => void
   onCancel?: () => void
 }
@@ -31,7 +33,7 @@ const MINUTE_MS = 60_000
  * when the wait is long), and the two ways out. It keeps its own clock, so a tick re-renders
  * this line and nothing else; the polite announcer speaks the changes that matter, not ticks.
  */
-export function RetryStatus({ view, now: fixedNow, onRetryNow, onCancel }: RetryStatusProps) {
+export function RetryStatus({ view, now: fixedNow, daemonAttempts, onRetryNow, onCancel }: RetryStatusProps) {
   const { t, i18n } = useTranslation()
   const { clock } = useChatRuntime()
   const { status, deadline } = view
@@ -78,6 +80,7 @@ export function RetryStatus({ view, now: fixedNow, onRetryNow, onCancel }: Retry
         <FailureNotice thrown={view.refusal} className="failure failure--retry" />
       ) : (
         <p className="retry__line">
+          {daemonAttempts ? <span className="retry__handoff">{t('tier1.handoff', { count: daemonAttempts })}</span> : null}
           {status !== 'cancelled' ? <span className="retry__attempt">{t('retry.attempt', { attempt: view.attempt })}</span> : null}
           <span className="retry__text">{line}</span>
         </p>

@@ -93,6 +93,9 @@ type Entry = {
   savedAt: number
 }
 
+/** News of a session's runs worth one polite announcement: tier 1 has started a wait. */
+export type LiveNews = { seq: number; runId: string; kind: 'tier1'; wait: Tier1Wait }
+
 export type LiveRunStoreOptions = {
   store: KeyedStore
   clock?: { now(): number }
@@ -104,6 +107,11 @@ const isActive = (status: MessageStatus) => status === 'queued' || status === 's
 export function createLiveRunStore({ store, clock = Date, schedule = frameOrTimeout }: LiveRunStoreOptions) {
   const entries = new Map<string, Entry>()
   const listeners = new Map<string, Set<() => void>>()
+  /** Attempts tier 1 made in each run it retried; kept after the run's record is let go. */
+  const tier1Attempts = new Map<string, number>()
+  const news = new Map<string, LiveNews>()
+  const newsListeners = new Map<string, Set<() => void>>()
+  let newsSeq = 0
   let cancelFlush: (() => void) | undefined
 
   const slotOf = (runId: string) => store.slot(LIVE_RUN_NAMESPACE, runId, reattachSchema)
@@ -125,6 +133,11 @@ export function createLiveRunStore({ store, clock = Date, schedule = frameOrTime
       entry.snapshot = { ...entry.state, content: entry.content }
       notify(runId)
     }
+  }
+
+  function tell(sessionId: string, item: LiveNews) {
+    news.set(sessionId, item)
+    for (const listener of [...(newsListeners.get(sessionId) ?? [])]) listener()
   }
 
   function requestFlush() {
@@ -158,12 +171,17 @@ export function createLiveRunStore({ store, clock = Date, schedule = frameOrTime
         state.status = 'streaming'
         state.position = undefined
         break
-      case 'retrying':
+      case 'retrying': {
         state.status = 'streaming'
         state.position = undefined
-        state.tier1 = { attempt: frame.attempt, maxAttempts: frame.max_attempts, retryAt: frame.retry_at, code: frame.code }
+        const wait = { attempt: frame.attempt, maxAttempts: frame.max_attempts, retryAt: frame.retry_at, code: frame.code }
+        state.tier1 = wait
         state.tier1Waits += 1
+        tier1Attempts.set(state.runId, Math.max(tier1Attempts.get(state.runId) ?? 0, frame.attempt))
+        // A wait already over is a replay (a reattach from the start): nothing to announce.
+        if (frame.retry_at > clock.now()) tell(state.sessionId, { seq: ++newsSeq, runId: state.runId, kind: 'tier1', wait })
         break
+      }
       case 'delta':
         entry.pending.push(frame.text)
         state.status = 'streaming'
@@ -247,6 +265,23 @@ export function createLiveRunStore({ store, clock = Date, schedule = frameOrTime
         set.delete(listener)
         if (set.size === 0) listeners.delete(runId)
       }
+    },
+
+    /** How many attempts tier 1 made in a run it retried (undefined when it never retried). */
+    tier1AttemptsOf(runId: string | undefined): number | undefined {
+      return runId === undefined ? undefined : tier1Attempts.get(runId)
+    },
+
+    /** The latest news of a session's runs, for the polite live region. */
+    news(sessionId: string): LiveNews | undefined {
+      return news.get(sessionId)
+    },
+
+    subscribeNews(sessionId: string, listener: () => void): () => void {
+      let set = newsListeners.get(sessionId)
+      if (!set) newsListeners.set(sessionId, (set = new Set()))
+      set.add(listener)
+      return () => void set.delete(listener)
     },
 
     /** Writes every streaming run's reattach point now (the page is going away). */
