@@ -38,7 +38,7 @@ export const WORDS = {
     stop: '停止',
     regenerate: '重新生成',
     retryNow: '立即重试',
-    cancelRetry: '取消重试',
+    cancelRetry: '取消',
     agent: '智能体',
     operator: '你',
     stopped: '已停止',
