@@ -1,5 +1,5 @@
 import type { Meta, StoryObj } from '@storybook/react-vite'
-import { fn } from 'storybook/test'
+import { expect, fn, userEvent } from 'storybook/test'
 import { ConfirmRegenerate } from '../src/chat/confirm-regenerate'
 
 const meta = {
@@ -11,5 +11,20 @@ const meta = {
 export default meta
 type Story = StoryObj<typeof meta>
 
-/** Regenerating here would replace three later messages, operator messages among them. */
-export const ReplacesThree: Story = { name: 'Replaces 3 messages' }
+/**
+ * Regenerating here would replace three later messages, operator messages among them. A modal
+ * dialog with focus on the safe choice; Escape inside it keeps the messages.
+ */
+export const ReplacesThree: Story = {
+  name: 'Replaces 3 messages',
+  play: async ({ canvas, args }) => {
+    const dialog = canvas.getByRole('alertdialog')
+    await expect(dialog).toHaveAttribute('aria-modal', 'true')
+    const buttons = canvas.getAllByRole('button')
+    // The second button is the safe one (Keep them / 保留原消息), and it has focus.
+    await expect(buttons[1]).toHaveFocus()
+    await userEvent.keyboard('{Escape}')
+    await expect(args.onCancel).toHaveBeenCalledTimes(1)
+    await expect(args.onConfirm).not.toHaveBeenCalled()
+  },
+}

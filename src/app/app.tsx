@@ -1,17 +1,52 @@
-import { lazy, Suspense } from 'react'
+import { lazy, Suspense, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { ChatView } from '../chat/chat-view'
 import { SessionsPanel } from '../chat/sessions-panel'
 import { LanguageSwitch } from './language-switch'
+import { NARROW_LAYOUT, useMediaQuery } from './use-media-query'
 import { useSessionRoute } from './use-session-route'
 
 // The simulator drives the in-browser mock daemon; a build against a real daemon never loads it.
 const SimulatorPanel = __MOCK_DAEMON__ ? lazy(() => import('./simulator-panel')) : null
 
-/** The shell: header, sessions on the side, the session in view. Composition only. */
+/**
+ * The shell: header, sessions on the side, the session in view. Composition only.
+ *
+ * On a narrow screen (a phone, or a window at 200% zoom) the sessions panel folds behind a button
+ * in the header: opening it moves focus into it and makes the conversation behind it inert;
+ * Escape, the button, a tap beside it or picking a session close it and focus goes back to the
+ * button. On a wide screen the panel is always there and the button is not shown.
+ */
 export function App() {
   const { t } = useTranslation()
   const [sessionId, navigate] = useSessionRoute()
+  const narrow = useMediaQuery(NARROW_LAYOUT)
+  const [panelWanted, setPanelWanted] = useState(false)
+  // Widening the window shows the panel in place; the overlay state means nothing there.
+  const panelOpen = narrow && panelWanted
+  const sideId = useId()
+  const toggleRef = useRef<HTMLButtonElement>(null)
+  const sideRef = useRef<HTMLElement>(null)
+
+  useEffect(() => {
+    if (panelOpen && sideRef.current) focusInto(sideRef.current)
+  }, [panelOpen])
+
+  const closePanel = () => {
+    setPanelWanted(false)
+    toggleRef.current?.focus()
+  }
+  const onSideKeyDown = (event: KeyboardEvent) => {
+    // A field inside the panel that uses Escape itself (a rename) prevents the default first.
+    if (event.key !== 'Escape' || !panelOpen || event.defaultPrevented) return
+    event.preventDefault()
+    closePanel()
+  }
+  const select = (id: string) => {
+    navigate(id)
+    if (panelOpen) closePanel()
+  }
+
   return (
     <div className="app">
       {sessionId ? (
@@ -20,6 +55,16 @@ export function App() {
         </a>
       ) : null}
       <header className="app__header">
+        <button
+          ref={toggleRef}
+          type="button"
+          className="button app__sessions-toggle"
+          aria-expanded={panelOpen}
+          aria-controls={sideId}
+          onClick={() => (panelOpen ? closePanel() : setPanelWanted(true))}
+        >
+          {t('layout.sessionsToggle')}
+        </button>
         <h1 className="app__title">
           {t('app.title')} <span className="app__tagline">{t('app.tagline')}</span>
         </h1>
@@ -27,18 +72,26 @@ export function App() {
         <LanguageSwitch />
       </header>
       <div className="app__body">
-        <aside className="app__side">
-          <SessionsPanel currentId={sessionId} onSelect={navigate} />
+        <aside ref={sideRef} id={sideId} className={`app__side${panelOpen ? ' app__side--open' : ''}`} onKeyDown={onSideKeyDown}>
+          <SessionsPanel currentId={sessionId} onSelect={select} />
           {SimulatorPanel ? (
             <Suspense fallback={null}>
               <SimulatorPanel />
             </Suspense>
           ) : null}
         </aside>
-        <main className="app__main">
+        {/* A tap beside the open panel closes it; keyboard users have Escape and the button. */}
+        {panelOpen ? <div className="app__scrim" aria-hidden="true" onClick={closePanel} /> : null}
+        <main className="app__main" inert={panelOpen}>
           {sessionId ? <ChatView key={sessionId} sessionId={sessionId} /> : <p className="muted app__pick">{t('sessions.pick')}</p>}
         </main>
       </div>
     </div>
   )
+}
+
+/** Focus for a panel just opened: the session in view when it is listed, else the first control. */
+function focusInto(panel: HTMLElement): void {
+  const target = panel.querySelector<HTMLElement>('[aria-current="page"]') ?? panel.querySelector<HTMLElement>('a[href], button:not(:disabled), input:not(:disabled), summary')
+  target?.focus()
 }

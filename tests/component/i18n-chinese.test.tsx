@@ -46,6 +46,9 @@ const ALLOWED = [
   ...RETRY_CLASSES,
   'Shift',
   'Enter',
+  'Esc',
+  // Written in Latin letters in Chinese developer tools too (API 密钥).
+  'API',
   ...PROMPTS,
 ].sort((a, b) => b.length - a.length)
 

@@ -223,7 +223,7 @@ describe('wire values the schedule must not trust', () => {
 describe('accessible names', () => {
   it.each([
     ['en', { regenerate: 'Regenerate', stop: 'Stop', retryNow: 'Retry now', cancel: 'Cancel retry' }],
-    ['zh', { regenerate: '重新生成', stop: '停止', retryNow: '立即重试', cancel: '取消重试' }],
+    ['zh', { regenerate: '重新生成', stop: '停止', retryNow: '立即重试', cancel: '取消' }],
   ] as const)('%s: Retry now, Cancel retry, Stop and Regenerate', async (lng, names) => {
     daemon.plan(['rate_limited', 'hang'])
     renderChat(createSession(daemon), { lng })
@@ -250,7 +250,7 @@ describe('accessible names', () => {
     await advance(10)
     await send('hi')
     await advance(20)
-    expect(retryLine()).toBe('第 1 次重试2 秒后重试')
+    expect(retryLine()).toBe('第 1 次重试2 秒后开始')
     expect(liveRegion()).toHaveTextContent('回复失败。2 秒后进行第 1 次重试。')
   })
 })

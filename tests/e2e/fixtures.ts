@@ -30,6 +30,9 @@ export const WORDS = {
     stopped: 'Stopped',
     failed: 'Failed',
     complete: 'Complete',
+    sessionsToggle: 'Sessions',
+    keep: 'Keep them',
+    replace: 'Replace',
   },
   zh: {
     newSession: '新建会话',
@@ -38,12 +41,15 @@ export const WORDS = {
     stop: '停止',
     regenerate: '重新生成',
     retryNow: '立即重试',
-    cancelRetry: '取消重试',
+    cancelRetry: '取消',
     agent: '智能体',
     operator: '你',
     stopped: '已停止',
     failed: '失败',
     complete: '已完成',
+    sessionsToggle: '会话列表',
+    keep: '保留原消息',
+    replace: '替换',
   },
 } as const satisfies Record<Lang, Record<string, string>>
 

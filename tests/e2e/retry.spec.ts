@@ -181,6 +181,6 @@ test.describe('"retry after" in the operator\'s own time zone', () => {
     await expect(replies).toHaveCount(2)
     await expect(replies.nth(1).locator('.retry__text')).toHaveText('Retry after Mar 5, 00:20')
     await page.getByRole('button', { name: '简体中文' }).click()
-    await expect(agentReplies(page, 'zh').nth(1).locator('.retry__text')).toHaveText('将于 3月5日 00:20 重试')
+    await expect(agentReplies(page, 'zh').nth(1).locator('.retry__text')).toHaveText('将于 3月5日 00:20 开始')
   })
 })

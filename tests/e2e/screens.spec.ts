@@ -31,7 +31,7 @@ test.beforeEach(async ({ page }) => {
 test('empty state', async ({ page }) => {
   await openApp(page)
   await expect(page.getByText('No sessions yet. Start one to talk to the agent.')).toBeVisible()
-  await bothLanguages(page, 'empty', () => expect(page.getByText('还没有会话。新建一个，开始和智能体对话。')).toBeVisible())
+  await bothLanguages(page, 'empty', () => expect(page.getByText('还没有会话。新建一个会话，开始和智能体对话。')).toBeVisible())
 })
 
 test('completed conversation', async ({ page }) => {
@@ -51,7 +51,7 @@ test('failed reply with an armed countdown', async ({ page }) => {
   await expect(reply).toHaveAttribute('data-status', 'failed')
   await expect(reply.locator('[data-retry]')).toHaveAttribute('data-retry', 'armed')
   await expect(reply.locator('.retry__text')).toHaveText('Retrying in 2 s')
-  await bothLanguages(page, 'countdown', () => expect(agentReplies(page, 'zh').locator('.retry__text')).toHaveText('2 秒后重试'))
+  await bothLanguages(page, 'countdown', () => expect(agentReplies(page, 'zh').locator('.retry__text')).toHaveText('2 秒后开始'))
 })
 
 test('paused "retry after" state', async ({ page }) => {
@@ -61,5 +61,5 @@ test('paused "retry after" state', async ({ page }) => {
   const reply = agentReplies(page)
   await expect(reply.locator('[data-retry]')).toHaveAttribute('data-retry', 'paused')
   await expect(reply.locator('.retry__text')).toHaveText('Retry after 09:50')
-  await bothLanguages(page, 'retry-after', () => expect(agentReplies(page, 'zh').locator('.retry__text')).toHaveText('将于 09:50 重试'))
+  await bothLanguages(page, 'retry-after', () => expect(agentReplies(page, 'zh').locator('.retry__text')).toHaveText('将于 09:50 开始'))
 })

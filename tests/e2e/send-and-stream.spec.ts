@@ -2,7 +2,7 @@ import { agentReplies, daemonState, expect, messageBox, newSession, openApp, ope
 
 test('a message sent with Enter gets a reply that streams in, completes, and survives a reload', async ({ page }) => {
   await openApp(page)
-  await expect(page.getByText('Pick a session on the left, or start a new one.')).toBeVisible()
+  await expect(page.getByText('Pick a session from the list, or start a new one.')).toBeVisible()
   const sessionId = await newSession(page)
   expect(page.url()).toMatch(new RegExp(`/sessions/${sessionId}$`))
   await expect(page.getByText('No messages yet. Write the first one below.')).toBeVisible()

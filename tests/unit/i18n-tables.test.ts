@@ -70,6 +70,8 @@ describe('zh errors.json reads as Chinese', () => {
     ...Object.keys(enErrors.retryClass),
     'Rebound',
     'API',
+    // Key names as printed on the keys ("按 Esc 保留原标题").
+    'Esc',
     'HH',
     'MM',
   ])
