@@ -1,12 +1,18 @@
 import { forwardRef, useState } from 'react'
-import type { SendApi } from './api/use-send'
 import { Composer } from './composer'
-import { RefusedNotice } from './refused-notice'
+import { RefusedNotice, type RefusalTemplate } from './refused-notice'
 import { useDraft } from './use-core'
 
+/** How a send ended, as the box needs to know it: refused keeps the text in the box. */
+export type ComposerOutcome = { kind: 'refused'; error: unknown } | { kind: 'accepted' | 'not_sent' }
+
 export type ComposerPanelProps = {
+  /** Whose draft the box shows (the first screen has a draft of its own). */
   sessionId: string
-  send: SendApi['send']
+  send: (content: string) => Promise<ComposerOutcome | undefined>
+  /** How a refusal is worded; "Not sent: …" by default. */
+  refusalTemplate?: RefusalTemplate
+  autoFocus?: boolean
 }
 
 /**
@@ -14,7 +20,7 @@ export type ComposerPanelProps = {
  * send is on the wire, the last refusal) is its own, so typing re-renders the box, not the
  * transcript.
  */
-export const ComposerPanel = forwardRef<HTMLTextAreaElement, ComposerPanelProps>(function ComposerPanel({ sessionId, send }, ref) {
+export const ComposerPanel = forwardRef<HTMLTextAreaElement, ComposerPanelProps>(function ComposerPanel({ sessionId, send, refusalTemplate = 'composer.refused', autoFocus = false }, ref) {
   const [draft, setDraft] = useDraft(sessionId)
   const [sending, setSending] = useState(false)
   const [refusal, setRefusal] = useState<unknown>()
@@ -41,7 +47,8 @@ export const ComposerPanel = forwardRef<HTMLTextAreaElement, ComposerPanelProps>
       onChange={setDraft}
       onSubmit={(content) => void onSubmit(content)}
       sending={sending}
-      error={refusal === undefined ? undefined : <RefusedNotice error={refusal} template="composer.refused" />}
+      autoFocus={autoFocus}
+      error={refusal === undefined ? undefined : <RefusedNotice error={refusal} template={refusalTemplate} />}
     />
   )
 })

@@ -12,6 +12,8 @@ export type ComposerProps = {
   disabled?: boolean
   /** A worded refusal of the last send, shown under the box. */
   error?: ReactNode
+  /** Take the focus when shown (the first screen, a session just created). */
+  autoFocus?: boolean
 }
 
 /**
@@ -19,7 +21,7 @@ export type ComposerProps = {
  * nothing, and empty or over-long text cannot be sent.
  */
 export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function Composer(
-  { value, onChange, onSubmit, sending = false, disabled = false, error },
+  { value, onChange, onSubmit, sending = false, disabled = false, error, autoFocus = false },
   ref,
 ) {
   const { t } = useTranslation()
@@ -66,6 +68,7 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
         rows={3}
         placeholder={t('composer.placeholder')}
         readOnly={sending}
+        autoFocus={autoFocus}
         disabled={disabled}
         aria-invalid={over > 0 || undefined}
         aria-describedby={error || over > 0 ? hintId : undefined}

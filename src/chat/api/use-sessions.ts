@@ -23,3 +23,31 @@ export function useCreateSession() {
     onSuccess: () => queryClient.invalidateQueries({ queryKey: chatKeys.sessions }),
   })
 }
+
+/** Renames a session; the list is read again either way (another tab may have renamed it too). */
+export function useRenameSession() {
+  const { client } = useChatRuntime()
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: ({ sessionId, title }: { sessionId: string; title: string }) => client.renameSession(sessionId, title),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: chatKeys.sessions }),
+  })
+}
+
+/**
+ * Deletes a session (the daemon stops its running reply first). Its cached history goes with it,
+ * and the core lets go of its streams and schedulers.
+ */
+export function useDeleteSession() {
+  const runtime = useChatRuntime()
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (sessionId: string) => runtime.client.deleteSession(sessionId),
+    onSuccess: (_, sessionId) => {
+      runtime.follower.release(sessionId)
+      runtime.retry.release(sessionId)
+      queryClient.removeQueries({ queryKey: chatKeys.messages(sessionId) })
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: chatKeys.sessions }),
+  })
+}
