@@ -406,8 +406,8 @@ const PIECES = /\s*(?:\p{Script=Han}{1,3}|[^\s\p{Script=Han}]+)|\s+$/gu
 /** How long a delta is, in characters: at least `min`, then up to the piece that passes a seeded target below `max`. */
 export type DeltaSize = { min: number; max: number }
 
-/** Ordinary replies: about thirty deltas, so about a second at the default pacing. */
-export const DELTA_SIZE: DeltaSize = { min: 12, max: 48 }
+/** Ordinary replies: about a dozen deltas (at most about twenty), so half a second at the default pacing. */
+export const DELTA_SIZE: DeltaSize = { min: 48, max: 96 }
 
 /**
  * Splits a reply into deltas of whole pieces (words, or short runs of Chinese characters) of
