@@ -17,7 +17,7 @@ import type {
 } from '../src/wire/types'
 import { DERIVED_TITLE_LENGTH, MAX_CONTENT_LENGTH, MAX_TITLE_LENGTH, TERMINAL_EVENTS, TIER1_MAX_ATTEMPTS } from '../src/wire/types'
 import { type Failure, type ParsedOutcome, type ProviderAnswer, isSendFault, parseOutcome, validatePlan } from './faults'
-import { type DeltaSize, DELTA_SIZE, deltasOf, replyFor } from './replies'
+import { DELTA_SIZE, SLOW_DELTA_SIZE, deltasOf, replyFor } from './replies'
 import { tier1After } from './tier1'
 
 export { deltasOf, replyFor } from './replies'
@@ -113,8 +113,6 @@ export type MockDaemon = {
 }
 
 const DEFAULT_DELTA_DELAY_MS = 40
-/** Deltas of the `slow` reply: longer, so its many steps at 300 ms still end within about fifteen seconds. */
-const SLOW_DELTA_SIZE: DeltaSize = { min: 16, max: 64 }
 /** Deltas streamed by `code:CODE`, `unknown_code` and `raw` before their error. */
 const DELTAS_BEFORE_ERROR = 3
 

@@ -408,6 +408,8 @@ export type DeltaSize = { min: number; max: number }
 
 /** Ordinary replies: about a dozen deltas (at most about twenty), so half a second at the default pacing. */
 export const DELTA_SIZE: DeltaSize = { min: 48, max: 96 }
+/** The `slow` reply: 20 to 60 deltas, so at its 300 ms a delta it streams for 6 to 18 s, its code block over many of them. */
+export const SLOW_DELTA_SIZE: DeltaSize = { min: 16, max: 64 }
 
 /**
  * Splits a reply into deltas of whole pieces (words, or short runs of Chinese characters) of
