@@ -15,13 +15,19 @@ import type {
   Session,
   StreamEventName,
 } from '../src/wire/types'
-import { DERIVED_TITLE_LENGTH, MAX_CONTENT_LENGTH, MAX_TITLE_LENGTH, TERMINAL_EVENTS, TIER1_MAX_ATTEMPTS } from '../src/wire/types'
+import {
+  DERIVED_TITLE_LENGTH,
+  MAX_CONTENT_LENGTH,
+  MAX_TITLE_LENGTH,
+  STREAM_EVENT_NAMES,
+  TERMINAL_EVENTS,
+  TIER1_MAX_ATTEMPTS,
+} from '../src/wire/types'
 import { type Failure, type ParsedOutcome, type ProviderAnswer, isSendFault, parseOutcome, validatePlan } from './faults'
 import { DELTA_SIZE, SLOW_DELTA_SIZE, deltasOf, replyFor } from './replies'
 import { tier1After } from './tier1'
 
-export { deltasOf, replyFor } from './replies'
-export type { StreamEventName } from '../src/wire/types'
+export { replyFor } from './replies'
 
 /** Where the browser keeps the daemon between reloads. */
 export type DaemonStorage = { load(): string | null; save(state: string): void }
@@ -181,6 +187,13 @@ function freshSnapshot(): Snapshot {
 const hasStrings = (value: unknown, keys: readonly string[]): boolean =>
   isRecord(value) && keys.every((key) => typeof value[key] === 'string')
 
+const EVENT_NAMES: ReadonlySet<string> = new Set(STREAM_EVENT_NAMES)
+
+/** A logged event of a save: the daemon replays it as it is, so its name must be one the wire knows. */
+function isStoredEvent(value: unknown): boolean {
+  return isRecord(value) && typeof value.id === 'number' && typeof value.data === 'string' && EVENT_NAMES.has(String(value.event))
+}
+
 /**
  * Reads saved state, or `undefined` when it is missing or not ours. Checks the shape the daemon
  * relies on rather than every field: a half-valid save is discarded whole, never patched.
@@ -204,7 +217,8 @@ function readSnapshot(text: string | null): Snapshot | undefined {
     (runs as unknown[]).every(
       (r) =>
         hasStrings(r, ['id', 'session_id', 'anchor_message_id', 'reply_message_id', 'status', 'outcome']) &&
-        Array.isArray((r as Record<string, unknown>).events),
+        Array.isArray((r as Record<string, unknown>).events) &&
+        ((r as Record<string, unknown>).events as unknown[]).every(isStoredEvent),
     ) &&
     (plan as unknown[]).every((p) => typeof p === 'string' && parseOutcome(p) !== undefined)
   return valid ? (value as Snapshot) : undefined

@@ -7,7 +7,7 @@
  */
 
 /** FNV-1a: a stable 32-bit seed from the text. */
-export function hash(text: string): number {
+function hash(text: string): number {
   let h = 0x811c9dc5
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i)
@@ -17,7 +17,7 @@ export function hash(text: string): number {
 }
 
 /** mulberry32: a tiny seeded generator, enough to pick sentences, languages and delta sizes. */
-export function seeded(seed: number): () => number {
+function seeded(seed: number): () => number {
   let a = seed
   return () => {
     a = (a + 0x6d2b79f5) | 0

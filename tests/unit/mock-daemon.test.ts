@@ -1013,6 +1013,13 @@ describe('persistence', () => {
     ['another version', JSON.stringify({ version: 0, sessions: [] })],
     ['a wrong shape', JSON.stringify({ version: 1, tag: 'x', counter: 1, sessions: [{}], messages: [], runs: [], requests: [], plan: [] })],
     ['a bad plan', JSON.stringify({ version: 1, tag: 'x', counter: 1, sessions: [], messages: [], runs: [], requests: [], plan: ['boom'] })],
+    [
+      'an event the wire does not know',
+      JSON.stringify({
+        version: 1, tag: 'x', counter: 1, sessions: [], messages: [], requests: [], plan: [],
+        runs: [{ id: 'r', session_id: 's', anchor_message_id: 'a', reply_message_id: 'm', status: 'running', outcome: 'ok', events: [{ id: 1, event: 'started', data: '{}' }] }],
+      }),
+    ],
   ])('starts fresh when the save is %s', (_name, saved) => {
     const fresh = createDaemon({ storage: memoryStorage(saved) })
     expect(fresh.state()).toEqual({ sessions: [], messages: [], runs: [], requests: [], plan: [] })
