@@ -30,7 +30,21 @@ export const SIMPLE_OUTCOMES = [
 ] as const
 
 /** Every accepted outcome form, for error messages and the simulator panel. */
-export const OUTCOME_FORMS = [...SIMPLE_OUTCOMES, 'rate_limited:S', 'quota:M', 'code:CODE'] as const
+export const OUTCOME_FORMS = [...SIMPLE_OUTCOMES, 'rate_limited:S', 'tier1:N', 'quota:M', 'code:CODE'] as const
+
+/**
+ * A plan entry that is not an outcome. It carries the entry and its position (0-based) so the
+ * simulator panel words it in the operator's language; `message` is the English for logs.
+ */
+export class UnknownOutcomeError extends Error {
+  override readonly name = 'UnknownOutcomeError'
+  constructor(
+    readonly entry: unknown,
+    readonly position: number,
+  ) {
+    super(`Unknown fault outcome ${JSON.stringify(entry)} at position ${position}; expected one of ${OUTCOME_FORMS.join(', ')}.`)
+  }
+}
 
 /** What a failure writes: the stream's `error` event and the persisted `error` and `retry`. */
 export type Failure = {
@@ -39,6 +53,15 @@ export type Failure = {
   /** Absent for a coarse failure the client must never retry on its own. */
   retry?: RetryClassification
 }
+
+/**
+ * One provider error as tier 1 sees it: the failure the run would end with, and the provider's
+ * Retry-After, if it sent one.
+ */
+export type ProviderError = { failure: Failure; retryAfterMs?: number }
+
+/** What the provider does on attempt `n` of a run: answer (the reply streams), or fail before the first delta. */
+export type ProviderAnswer = 'answer' | ProviderError
 
 /** A plan entry read into what the run (or send) does. */
 export type ParsedOutcome =
@@ -50,9 +73,8 @@ export type ParsedOutcome =
   | { kind: 'fail_after_deltas'; failure: (now: number) => Failure }
   /** Streams a few deltas, then an `error` event whose data is this plain text. */
   | { kind: 'raw'; text: string }
-
-/** Tier 1's window: a provider wait up to this long is absorbed inside the run. */
-const TIER1_WINDOW_S = 30
+  /** The provider answers attempt by attempt, and tier 1 (mocks/tier1.ts) retries its errors. */
+  | { kind: 'provider'; attempt: (n: number) => ProviderAnswer }
 
 /** The plain-text `error` data of the `raw` outcome (an older daemon's frame). */
 export const RAW_ERROR_TEXT = 'upstream exploded: bad gateway'
@@ -146,6 +168,7 @@ const MODEL_FAILURES: Record<string, (now: number) => Failure> = {
 
 const NUMBER = String.raw`(\d+(?:\.\d+)?)`
 const RATE_LIMITED_S = new RegExp(`^rate_limited:${NUMBER}$`)
+const TIER1_N = /^tier1:([1-9]\d*)$/
 const QUOTA_M = new RegExp(`^quota:${NUMBER}$`)
 const CODE_X = /^code:([A-Za-z][A-Za-z0-9_.-]*)$/
 
@@ -180,22 +203,24 @@ export function parseOutcome(outcome: string): ParsedOutcome | undefined {
   const rateLimited = RATE_LIMITED_S.exec(entry)
   if (rateLimited) {
     const seconds = Number(rateLimited[1])
-    return {
-      kind: 'fail_before_delta',
-      failure: (now) =>
-        // Up to tier 1's window the daemon waited in-run and still failed: nothing to hand on.
-        seconds > TIER1_WINDOW_S
-          ? {
-              code: 'model_rate_limited',
-              message: `The model provider rate-limited the request (429) and asked to wait ${seconds} s.`,
-              retry: { retryable: true, retry_class: 'rate_limited', retry_after_until: now + seconds * 1000 },
-            }
-          : {
-              code: 'model_rate_limited',
-              message: `The model provider rate-limited the request (429); tier 1 waited ${seconds} s and gave up.`,
-              retry: { retryable: true, retry_class: 'rate_limited' },
-            },
+    // Every attempt gets the same 429: tier 1 waits it out within its window, or hands over.
+    const error: ProviderError = {
+      failure: {
+        code: 'model_rate_limited',
+        message: `The model provider rate-limited the request (429) with Retry-After ${seconds} s.`,
+        retry: { retryable: true, retry_class: 'rate_limited' },
+      },
+      retryAfterMs: seconds * 1000,
     }
+    return { kind: 'provider', attempt: () => error }
+  }
+  const tier1 = TIER1_N.exec(entry)
+  if (tier1) {
+    const failures = Number(tier1[1])
+    const error: ProviderError = {
+      failure: { code: 'model_unavailable', message: SENTENCE_BY_CODE.model_unavailable, retry: { ...CLASS_BY_CODE.model_unavailable } },
+    }
+    return { kind: 'provider', attempt: (n) => (n <= failures ? error : 'answer') }
   }
   const quota = QUOTA_M.exec(entry)
   if (quota) {
@@ -220,16 +245,13 @@ export function isSendFault(outcome: string): outcome is SendFault {
 }
 
 /**
- * Checks a whole plan and returns it normalized (entries trimmed). Throws an `Error` naming the
- * first entry that is not an outcome, so a typo in `?faults=` or a test is loud.
+ * Checks a whole plan and returns it normalized (entries trimmed). Throws an
+ * `UnknownOutcomeError` naming the first entry that is not an outcome and its position, so a
+ * typo in `?faults=` or a test is loud.
  */
 export function validatePlan(faults: readonly unknown[]): string[] {
   return faults.map((fault, index) => {
-    if (typeof fault !== 'string' || parseOutcome(fault) === undefined) {
-      throw new Error(
-        `Unknown fault outcome ${JSON.stringify(fault)} at position ${index}; expected one of ${OUTCOME_FORMS.join(', ')}.`,
-      )
-    }
+    if (typeof fault !== 'string' || parseOutcome(fault) === undefined) throw new UnknownOutcomeError(fault, index)
     return fault.trim()
   })
 }

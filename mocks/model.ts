@@ -13,9 +13,21 @@ import type {
   RunStatus,
   SendReceipt,
   Session,
+  StreamEventName,
 } from '../src/wire/types'
-import { MAX_CONTENT_LENGTH } from '../src/wire/types'
-import { type Failure, type ParsedOutcome, isSendFault, parseOutcome, validatePlan } from './faults'
+import {
+  DERIVED_TITLE_LENGTH,
+  MAX_CONTENT_LENGTH,
+  MAX_TITLE_LENGTH,
+  STREAM_EVENT_NAMES,
+  TERMINAL_EVENTS,
+  TIER1_MAX_ATTEMPTS,
+} from '../src/wire/types'
+import { type Failure, type ParsedOutcome, type ProviderAnswer, isSendFault, parseOutcome, validatePlan } from './faults'
+import { DELTA_SIZE, SLOW_DELTA_SIZE, deltasOf, replyFor } from './replies'
+import { tier1After } from './tier1'
+
+export { replyFor } from './replies'
 
 /** Where the browser keeps the daemon between reloads. */
 export type DaemonStorage = { load(): string | null; save(state: string): void }
@@ -32,8 +44,6 @@ export type DaemonOptions = {
 
 /** One entry of the request log. `path` includes the query string. */
 export type RequestRecord = { method: string; path: string; at: number }
-
-export type StreamEventName = 'queued' | 'start' | 'delta' | 'done' | 'cancelled' | 'error'
 
 /** One event of a run's log, as it goes on the wire (`data` already serialized). */
 export type StreamEvent = { id: number; event: StreamEventName; data: string }
@@ -73,7 +83,9 @@ export type SendOutcome = { receipt: SendReceipt; loseResponse: boolean }
 export type MockDaemon = {
   /** Copies of everything the daemon holds, for assertions and the simulator panel. */
   state(): DaemonState
-  /** Replaces the pending fault plan; throws on an entry that is not an outcome. Returns it. */
+  /** The daemon's clock: the times in its records, `retry_at` and `retry_after_until`, and its `Date` headers. */
+  now(): number
+  /** Replaces the pending fault plan; throws `UnknownOutcomeError` on an entry that is not an outcome. Returns it. */
   plan(faults: readonly string[]): string[]
   /** Forgets everything (sessions, runs, plan, request log) and ends live streams. */
   reset(): void
@@ -90,6 +102,10 @@ export type MockDaemon = {
 
   listSessions(): Session[]
   createSession(body: unknown): Result<Session>
+  /** `PATCH /sessions/:sid { title }`: the title trimmed, 1 to 200 characters. */
+  renameSession(sessionId: string, body: unknown): Result<Session>
+  /** `DELETE /sessions/:sid`: cancels its active runs (their streams get `cancelled`), then forgets it, its messages and runs. */
+  deleteSession(sessionId: string): Result<null>
   listMessages(sessionId: string): Result<Message[]>
   send(sessionId: string, body: unknown): Result<SendOutcome>
   regenerate(sessionId: string, messageId: string): Result<RegenerateReceipt>
@@ -102,8 +118,6 @@ export type MockDaemon = {
   attach(sessionId: string, runId: string, afterId: number, listener: (signal: StreamSignal) => void): Result<Attachment>
 }
 
-/** Longest session title accepted, in characters. */
-export const MAX_TITLE_LENGTH = 200
 const DEFAULT_DELTA_DELAY_MS = 40
 /** Deltas streamed by `code:CODE`, `unknown_code` and `raw` before their error. */
 const DELTAS_BEFORE_ERROR = 3
@@ -123,15 +137,19 @@ type Snapshot = {
 }
 
 type Step =
+  /** Tier 1 failed an attempt before the first delta and waits `waitMs` before attempt `attempt`. */
+  | { kind: 'retry'; attempt: number; code: string; waitMs: number }
   | { kind: 'delta'; text: string }
   | { kind: 'done' }
   | { kind: 'fail'; failure: (now: number) => Failure }
   | { kind: 'raw'; text: string }
 
-/** A run's steps after `start`; a pure function of the prompt and the outcome. */
+/**
+ * A run's steps after `start`, one logged event each; a pure function of the prompt and the
+ * outcome. `delayMs` is the pause before each step (a provider attempt, or the next delta); after
+ * a `retry` step the pause is the rest of the wait, then `delayMs`.
+ */
 type Script = { steps: Step[]; delayMs: number; dropAfter?: number; lagAfter?: number }
-
-const TERMINAL_EVENTS: ReadonlySet<StreamEventName> = new Set(['done', 'cancelled', 'error'])
 const ENDED: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled'])
 const MESSAGE_STATUS = {
   queued: 'queued',
@@ -169,6 +187,13 @@ function freshSnapshot(): Snapshot {
 const hasStrings = (value: unknown, keys: readonly string[]): boolean =>
   isRecord(value) && keys.every((key) => typeof value[key] === 'string')
 
+const EVENT_NAMES: ReadonlySet<string> = new Set(STREAM_EVENT_NAMES)
+
+/** A logged event of a save: the daemon replays it as it is, so its name must be one the wire knows. */
+function isStoredEvent(value: unknown): boolean {
+  return isRecord(value) && typeof value.id === 'number' && typeof value.data === 'string' && EVENT_NAMES.has(String(value.event))
+}
+
 /**
  * Reads saved state, or `undefined` when it is missing or not ours. Checks the shape the daemon
  * relies on rather than every field: a half-valid save is discarded whole, never patched.
@@ -192,7 +217,8 @@ function readSnapshot(text: string | null): Snapshot | undefined {
     (runs as unknown[]).every(
       (r) =>
         hasStrings(r, ['id', 'session_id', 'anchor_message_id', 'reply_message_id', 'status', 'outcome']) &&
-        Array.isArray((r as Record<string, unknown>).events),
+        Array.isArray((r as Record<string, unknown>).events) &&
+        ((r as Record<string, unknown>).events as unknown[]).every(isStoredEvent),
     ) &&
     (plan as unknown[]).every((p) => typeof p === 'string' && parseOutcome(p) !== undefined)
   return valid ? (value as Snapshot) : undefined
@@ -211,78 +237,68 @@ export function parseJsonBody(text: string): Result<unknown> {
   }
 }
 
-// --- Deterministic replies -------------------------------------------------------------------
+// --- Titles and scripts ----------------------------------------------------------------------
 
-/** FNV-1a: a stable 32-bit seed from the prompt, so the same prompt always streams the same reply. */
-function hash(text: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i)
-    h = Math.imul(h, 0x01000193)
+/** Length in code points, as an operator counts characters (an emoji is one). */
+const characters = (text: string) => Array.from(text).length
+
+/**
+ * The title a session takes from its first operator message: the first line of the trimmed
+ * message, at most 80 characters, cut on a code-point boundary so no surrogate pair is split.
+ */
+export function titleFrom(content: string): string {
+  const line = content.trim().split(/\r?\n/, 1)[0] ?? ''
+  return Array.from(line.trim()).slice(0, DERIVED_TITLE_LENGTH).join('').trimEnd()
+}
+
+/** Checks a title for POST (where it may be left out) and PATCH; returns it trimmed. */
+function checkTitle(title: unknown, required: boolean): Result<string> {
+  if (title === undefined && !required) return ok('')
+  if (typeof title !== 'string') return refusal(422, 'invalid_request', 'The session title must be a string.')
+  const trimmed = title.trim()
+  if (trimmed === '' && required) return refusal(422, 'title_empty', 'The session title is empty.')
+  if (characters(trimmed) > MAX_TITLE_LENGTH) {
+    return refusal(422, 'title_too_long', `The session title is longer than ${MAX_TITLE_LENGTH} characters.`)
   }
-  return h >>> 0
+  return ok(trimmed)
 }
 
-/** mulberry32: a tiny seeded generator, enough to pick sentences and delta sizes. */
-function seeded(seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+/**
+ * The steps of a run whose provider answers attempt by attempt: tier 1 retries each failure as
+ * `tier1After` decides (a `retry` step before each wait), then the reply streams or the run fails.
+ */
+function providerSteps(attempt: (n: number) => ProviderAnswer, reply: Step[]): Step[] {
+  const steps: Step[] = []
+  for (let n = 1; ; n++) {
+    const answer = attempt(n)
+    if (answer === 'answer') return [...steps, ...reply, { kind: 'done' }]
+    const { failure } = answer
+    const decision = tier1After(n, answer.retryAfterMs)
+    switch (decision.kind) {
+      case 'wait':
+        steps.push({ kind: 'retry', attempt: n + 1, code: failure.code, waitMs: decision.ms })
+        continue
+      case 'give_up':
+        // The last failure's code and classification, as they came.
+        return [...steps, { kind: 'fail', failure: () => structuredClone(failure) }]
+      case 'hand_over':
+        return [
+          ...steps,
+          {
+            kind: 'fail',
+            failure: (now) =>
+              failure.retry
+                ? { ...failure, retry: { ...failure.retry, retry_after_until: now + decision.retryAfterMs } }
+                : structuredClone(failure),
+          },
+        ]
+    }
   }
-}
-
-const OPENINGS = ['You asked: “{gist}”.', 'About “{gist}”:', 'Here is my take on “{gist}”.', 'On “{gist}”, briefly.']
-const SENTENCES = [
-  'I read the question twice before answering.',
-  'The short answer is that it depends on the context you gave.',
-  'Start with the smallest change that could possibly work.',
-  'Measure before and after, so the difference is visible.',
-  'If the first attempt fails, the error usually names the cause.',
-  'Keep the old behaviour behind a flag until the new one has proved itself.',
-  'Write down the assumption, then test it on one real case.',
-  'Most of the work is in the edge cases, not in the happy path.',
-  'A second pair of eyes on the plan is cheaper than a rollback.',
-  'Nothing here needs a new dependency.',
-  'The logs from the last run tell most of the story.',
-  'Ask again with more detail if this misses the point.',
-]
-
-function gistOf(prompt: string): string {
-  const words = prompt.trim().split(/\s+/)
-  const gist = words.slice(0, 10).join(' ')
-  return words.length > 10 ? `${gist}…` : gist
-}
-
-/** The reply to `prompt`: a pure function of it, longer for the `slow` outcome. */
-export function replyFor(prompt: string, long = false): string {
-  const random = seeded(hash(prompt))
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length) % list.length] as T
-  const words = prompt.trim().split(/\s+/).filter(Boolean).length
-  const parts = [pick(OPENINGS).replace('{gist}', gistOf(prompt))]
-  parts.push(`Your message has ${words} ${words === 1 ? 'word' : 'words'}.`)
-  const count = long ? 6 : 2 + Math.floor(random() * 2)
-  for (let i = 0; i < count; i++) parts.push(pick(SENTENCES))
-  return parts.join(' ')
-}
-
-/** Splits a reply into deltas of one to three words, keeping the spaces so they concatenate back. */
-export function deltasOf(text: string): string[] {
-  const random = seeded(hash(text) ^ 0x5bd1e995)
-  const words = text.match(/\s*\S+/g) ?? []
-  const deltas: string[] = []
-  for (let i = 0; i < words.length; ) {
-    const size = 1 + Math.floor(random() * 3)
-    deltas.push(words.slice(i, i + size).join(''))
-    i += size
-  }
-  return deltas
 }
 
 function scriptFor(outcome: ParsedOutcome | undefined, prompt: string, deltaDelayMs: number, slowDelayMs: number): Script {
-  const reply = (long = false): Step[] => deltasOf(replyFor(prompt, long)).map((text) => ({ kind: 'delta', text }))
+  const reply = (long = false): Step[] =>
+    deltasOf(replyFor(prompt, long), long ? SLOW_DELTA_SIZE : DELTA_SIZE).map((text) => ({ kind: 'delta', text }))
   switch (outcome?.kind) {
     case 'slow':
       return { steps: [...reply(true), { kind: 'done' }], delayMs: slowDelayMs }
@@ -303,6 +319,8 @@ function scriptFor(outcome: ParsedOutcome | undefined, prompt: string, deltaDela
       return { steps: [...reply().slice(0, DELTAS_BEFORE_ERROR), { kind: 'fail', failure: outcome.failure }], delayMs: deltaDelayMs }
     case 'raw':
       return { steps: [...reply().slice(0, DELTAS_BEFORE_ERROR), { kind: 'raw', text: outcome.text }], delayMs: deltaDelayMs }
+    case 'provider':
+      return { steps: providerSteps(outcome.attempt, reply()), delayMs: deltaDelayMs }
     default:
       // `ok`, and a send fault that somehow reached a run: both stream a reply and complete.
       return { steps: [...reply(), { kind: 'done' }], delayMs: deltaDelayMs }
@@ -400,15 +418,28 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
     return start < 0 ? 0 : run.events.length - start - 1
   }
 
+  /**
+   * The pause before the run's next step. After a `retrying` event it is what is left of tier 1's
+   * wait (read from the log, so a reload resumes the wait for the time left, not from the start),
+   * then the next attempt's own pause.
+   */
+  function delayOf(run: StoredRun, script: Script): number {
+    const last = run.events.at(-1)
+    if (last?.event !== 'retrying') return script.delayMs
+    const { retry_at: retryAt } = JSON.parse(last.data) as { retry_at: number }
+    return Math.max(0, retryAt - now()) + script.delayMs
+  }
+
   function schedule(run: StoredRun): void {
     if (disposed || timers.has(run.id)) return
     const script = scriptOf(run)
     const index = progressOf(run)
     if (index >= script.steps.length) return
+    // One timer per run, for a delta and a tier 1 wait alike: a cancel clears it, so it aborts the wait at once.
     const timer = setTimeout(() => {
       timers.delete(run.id)
       step(run, script, index)
-    }, script.delayMs)
+    }, delayOf(run, script))
     timers.set(run.id, timer)
   }
 
@@ -417,6 +448,13 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
     if (!current || run.status !== 'running') return
     const reply = messageById(run.reply_message_id)
     switch (current.kind) {
+      case 'retry':
+        emit(
+          run,
+          'retrying',
+          JSON.stringify({ attempt: current.attempt, max_attempts: TIER1_MAX_ATTEMPTS, retry_at: now() + current.waitMs, code: current.code }),
+        )
+        break
       case 'delta':
         if (reply) reply.content += current.text
         emit(run, 'delta', JSON.stringify({ text: current.text }))
@@ -563,6 +601,8 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
   }
 
   return {
+    now,
+
     state() {
       return structuredClone({
         sessions: db.sessions,
@@ -631,25 +671,43 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
       if (body !== undefined && !isRecord(body)) {
         return refusal(422, 'invalid_request', 'The request body must be a JSON object.')
       }
-      const title = body?.title
-      if (title !== undefined && typeof title !== 'string') {
-        return refusal(422, 'invalid_request', 'The session title must be a string.')
-      }
-      if (title !== undefined && title.length > MAX_TITLE_LENGTH) {
-        return refusal(422, 'invalid_request', `The session title is longer than ${MAX_TITLE_LENGTH} characters.`)
-      }
+      // No title, or a blank one: untitled (""), until the first operator message names it.
+      const title = checkTitle(body?.title, false)
+      if (!title.ok) return title
       const at = now()
-      const session: Session = {
-        id: nextId('ses'),
-        // Untitled until the first message; the client labels it in the operator's language.
-        title: title?.trim() ? title : '',
-        status: 'idle',
-        created_at: at,
-        updated_at: at,
-      }
+      const session: Session = { id: nextId('ses'), title: title.value, status: 'idle', created_at: at, updated_at: at }
       db.sessions.push(session)
       changed()
       return ok({ ...session })
+    },
+
+    renameSession(sessionId, body) {
+      const session = sessionById(sessionId)
+      if (!session) return refusal(404, 'session_not_found', 'The session does not exist.')
+      if (!isRecord(body)) return refusal(422, 'invalid_request', 'The body must be { "title": "…" }.')
+      const title = checkTitle(body.title, true)
+      if (!title.ok) return title
+      session.title = title.value
+      session.updated_at = now()
+      changed()
+      return ok({ ...session })
+    },
+
+    deleteSession(sessionId) {
+      if (!sessionById(sessionId)) return refusal(404, 'session_not_found', 'The session does not exist.')
+      const runs = db.runs.filter((r) => r.session_id === sessionId)
+      // Every active run is cancelled first, queued ones too, and nothing is pumped: no run of a
+      // deleted session may start. Their live streams get `cancelled` and close.
+      for (const run of runs) stop(run)
+      for (const run of runs) {
+        scripts.delete(run.id)
+        subscribers.delete(run.id)
+      }
+      db.runs = db.runs.filter((r) => r.session_id !== sessionId)
+      db.messages = db.messages.filter((m) => m.session_id !== sessionId)
+      db.sessions = db.sessions.filter((s) => s.id !== sessionId)
+      changed()
+      return ok(null)
     },
 
     listMessages(sessionId) {
@@ -691,6 +749,8 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
         client_message_id: clientId,
       }
       db.messages.push(message)
+      const session = sessionById(sessionId)
+      if (session && session.title === '') session.title = titleFrom(content)
       const run = createRun(sessionId, message, takeRunOutcome())
       changed()
       return ok({

@@ -3,6 +3,10 @@
  * handlers as the browser and node tests. Several tabs or a Playwright run can share it; it holds
  * its state in memory for its lifetime.
  *
+ * It answers this machine only, and only by name: a request whose `Host` is not its own address
+ * (a DNS-rebinding page) is refused, and so is a write whose `Origin` is a foreign page, preflight
+ * or not (a `text/plain` form post needs none).
+ *
  *   tsx mocks/server.ts [--port 8787] [--delta-delay-ms 40]
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -47,8 +51,44 @@ export function isLoopbackOrigin(origin: string | undefined): origin is string {
   return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname)
 }
 
+/** Methods that change the daemon; a foreign page must not reach them, with or without a preflight. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
 function corsHeaders(origin: string | undefined): Record<string, string> {
-  return isLoopbackOrigin(origin) ? { 'access-control-allow-origin': origin, vary: 'Origin' } : { vary: 'Origin' }
+  // `Date` is not a CORS-safelisted response header: without the expose the client cannot read it.
+  return isLoopbackOrigin(origin)
+    ? { 'access-control-allow-origin': origin, 'access-control-expose-headers': 'Date', vary: 'Origin' }
+    : { vary: 'Origin' }
+}
+
+/**
+ * The `Host` values this server answers to: its own bound address, or a loopback name, with its
+ * port (bare when the port is 80). Anything else is a page that rebound a name to 127.0.0.1.
+ */
+export function allowedHosts(host: string, port: number): Set<string> {
+  const own = host.includes(':') ? `[${host}]` : host
+  const names = new Set([own.toLowerCase(), 'localhost', '127.0.0.1', '[::1]'])
+  const hosts = new Set<string>()
+  for (const name of names) {
+    hosts.add(`${name}:${port}`)
+    if (port === 80) hosts.add(name)
+  }
+  return hosts
+}
+
+type Check = { status: number; error: string; code: 'host_forbidden' | 'origin_forbidden' }
+
+/** Refuses a request this daemon must not answer: a foreign `Host`, or a write from a foreign `Origin`. */
+function checkRequest(req: IncomingMessage, hosts: ReadonlySet<string>): Check | undefined {
+  const host = req.headers.host?.toLowerCase()
+  if (host === undefined || !hosts.has(host)) {
+    return { status: 421, error: `This daemon does not answer for host ${JSON.stringify(req.headers.host ?? '')}.`, code: 'host_forbidden' }
+  }
+  const origin = req.headers.origin
+  if (origin !== undefined && !SAFE_METHODS.has(req.method ?? 'GET') && !isLoopbackOrigin(origin)) {
+    return { status: 403, error: `Writes from origin ${JSON.stringify(origin)} are refused.`, code: 'origin_forbidden' }
+  }
+  return undefined
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -101,12 +141,21 @@ async function pipeResponse(response: Response, res: ServerResponse, extra: Reco
   res.end()
 }
 
-async function handle(handlers: RequestHandler[], req: IncomingMessage, res: ServerResponse, host: string): Promise<void> {
-  const cors = corsHeaders(req.headers.origin)
+type Context = { handlers: RequestHandler[]; daemon: MockDaemon; host: string; hosts: ReadonlySet<string> }
+
+async function handle({ handlers, daemon, host, hosts }: Context, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // The daemon's clock, not node's own cached one, so `Date` agrees with the times in the records.
+  const cors = { ...corsHeaders(req.headers.origin), date: new Date(daemon.now()).toUTCString() }
+  const refusal = checkRequest(req, hosts)
+  if (refusal) {
+    // The body is not read and nothing is handled: a refused request changes nothing.
+    sendJson(res, refusal.status, { error: refusal.error, code: refusal.code }, { ...cors, connection: 'close' })
+    return
+  }
   if (req.method === 'OPTIONS') {
     const preflight = isLoopbackOrigin(req.headers.origin)
       ? {
-          'access-control-allow-methods': 'GET, POST, OPTIONS',
+          'access-control-allow-methods': 'GET, POST, PATCH, DELETE, OPTIONS',
           'access-control-allow-headers': 'content-type, last-event-id',
           'access-control-max-age': '600',
         }
@@ -139,15 +188,8 @@ export async function startDaemonServer(options: DaemonServerOptions = {}): Prom
   const { port = DEFAULT_PORT, host = DEFAULT_HOST, ...daemonOptions } = options
   const daemon = createDaemon(daemonOptions)
   const handlers = handlersFor(daemon)
-  const server = createServer((req, res) => {
-    handle(handlers, req, res, host).catch((error: unknown) => {
-      if (res.headersSent) {
-        res.destroy()
-        return
-      }
-      sendJson(res, 500, { error: `The mock daemon failed: ${String(error)}`, code: 'internal_error' }, corsHeaders(req.headers.origin))
-    })
-  })
+  // The handler is attached once listening: the allowed hosts need the port actually bound.
+  const server = createServer()
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(port, host, () => {
@@ -156,6 +198,19 @@ export async function startDaemonServer(options: DaemonServerOptions = {}): Prom
     })
   })
   const bound = (server.address() as AddressInfo).port
+  const context: Context = { handlers, daemon, host, hosts: allowedHosts(host, bound) }
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    handle(context, req, res).catch((error: unknown) => {
+      if (res.headersSent) {
+        res.destroy()
+        return
+      }
+      sendJson(res, 500, { error: `The mock daemon failed: ${String(error)}`, code: 'internal_error' }, {
+        ...corsHeaders(req.headers.origin),
+        date: new Date(daemon.now()).toUTCString(),
+      })
+    })
+  })
   const urlHost = host.includes(':') ? `[${host}]` : host
   return {
     url: `http://${urlHost}:${bound}`,

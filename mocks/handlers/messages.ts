@@ -1,5 +1,6 @@
 import { http, HttpResponse, type RequestHandler } from 'msw'
 import { type MockDaemon, parseJsonBody } from '../model'
+import { json, refused } from './respond'
 
 type SessionParams = { sid: string }
 type MessageParams = { sid: string; mid: string }
@@ -10,25 +11,25 @@ export function messageHandlers(daemon: MockDaemon): RequestHandler[] {
     http.get<SessionParams>('*/api/v1/sessions/:sid/messages', ({ request, params }) => {
       daemon.record(request.method, request.url)
       const result = daemon.listMessages(params.sid)
-      if (!result.ok) return HttpResponse.json(result.refusal.body, { status: result.refusal.status })
-      return HttpResponse.json({ messages: result.value })
+      if (!result.ok) return refused(daemon, result.refusal)
+      return json(daemon, { messages: result.value })
     }),
 
     http.post<SessionParams>('*/api/v1/sessions/:sid/messages', async ({ request, params }) => {
       daemon.record(request.method, request.url)
       const body = parseJsonBody(await request.text())
       const result = body.ok ? daemon.send(params.sid, body.value) : body
-      if (!result.ok) return HttpResponse.json(result.refusal.body, { status: result.refusal.status })
+      if (!result.ok) return refused(daemon, result.refusal)
       // `accept_then_drop`: the message and its run exist, but the client sees a transport error.
       if (result.value.loseResponse) return HttpResponse.error()
-      return HttpResponse.json(result.value.receipt, { status: 202 })
+      return json(daemon, result.value.receipt, 202)
     }),
 
     http.post<MessageParams>('*/api/v1/sessions/:sid/messages/:mid/regenerate', ({ request, params }) => {
       daemon.record(request.method, request.url)
       const result = daemon.regenerate(params.sid, params.mid)
-      if (!result.ok) return HttpResponse.json(result.refusal.body, { status: result.refusal.status })
-      return HttpResponse.json(result.value, { status: 202 })
+      if (!result.ok) return refused(daemon, result.refusal)
+      return json(daemon, result.value, 202)
     }),
   ]
 }

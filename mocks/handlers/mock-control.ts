@@ -1,5 +1,7 @@
-import { http, HttpResponse, type RequestHandler } from 'msw'
+import { http, type RequestHandler } from 'msw'
+import { UnknownOutcomeError } from '../faults'
 import { type MockDaemon, parseJsonBody } from '../model'
+import { json, refused } from './respond'
 
 /**
  * The mock's own control surface (`/__mock/…`), for tests and tabs that reach the daemon over
@@ -9,26 +11,24 @@ export function mockControlHandlers(daemon: MockDaemon): RequestHandler[] {
   return [
     http.post('*/__mock/plan', async ({ request }) => {
       const body = parseJsonBody(await request.text())
-      if (!body.ok) return HttpResponse.json(body.refusal.body, { status: body.refusal.status })
+      if (!body.ok) return refused(daemon, body.refusal)
       const faults = (body.value as { faults?: unknown } | undefined)?.faults
       if (!Array.isArray(faults)) {
-        return HttpResponse.json(
-          { error: 'The body must be { "faults": [ ... ] }.', code: 'invalid_request' },
-          { status: 422 },
-        )
+        return json(daemon, { error: 'The body must be { "faults": [ ... ] }.', code: 'invalid_request' }, 422)
       }
       try {
-        return HttpResponse.json({ faults: daemon.plan(faults as string[]) })
+        return json(daemon, { faults: daemon.plan(faults as string[]) })
       } catch (error) {
-        return HttpResponse.json({ error: (error as Error).message, code: 'invalid_request' }, { status: 422 })
+        if (!(error instanceof UnknownOutcomeError)) throw error
+        return json(daemon, { error: error.message, code: 'invalid_request' }, 422)
       }
     }),
 
-    http.get('*/__mock/state', () => HttpResponse.json(daemon.state())),
+    http.get('*/__mock/state', () => json(daemon, daemon.state())),
 
     http.post('*/__mock/reset', () => {
       daemon.reset()
-      return HttpResponse.json({ reset: true })
+      return json(daemon, { reset: true })
     }),
   ]
 }

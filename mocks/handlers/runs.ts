@@ -1,12 +1,12 @@
 import { http, HttpResponse, type RequestHandler } from 'msw'
+import { type StreamEventName, TERMINAL_EVENTS } from '../../src/wire/types'
 import type { MockDaemon, StreamEvent, StreamSignal } from '../model'
+import { dateHeader, json, refused } from './respond'
 
 type RunParams = { sid: string; rid: string }
 
 /** Idle time after which the stream writes a `: ping` comment, keeping proxies from closing it. */
 export const PING_INTERVAL_MS = 15_000
-
-const TERMINAL = new Set(['done', 'cancelled', 'error'])
 
 /** The client's last seen event id: the `Last-Event-ID` header, else `?last_event_id=`, else 0. */
 function lastEventIdOf(request: Request): number {
@@ -15,7 +15,7 @@ function lastEventIdOf(request: Request): number {
   return Number.isFinite(id) && id > 0 ? id : 0
 }
 
-function frame(id: number, event: string, data: string): string {
+function frame(id: number, event: StreamEventName, data: string): string {
   const lines = data.split(/\r?\n/).map((line) => `data: ${line}`)
   return `id: ${id}\nevent: ${event}\n${lines.join('\n')}\n\n`
 }
@@ -63,7 +63,7 @@ function eventStream(daemon: MockDaemon, params: RunParams, request: Request): R
         if (event.id <= lastId) return
         lastId = event.id
         write(frame(event.id, event.event, event.data))
-        if (TERMINAL.has(event.event)) close()
+        if (TERMINAL_EVENTS.has(event.event)) close()
       }
       const listener = (signal: StreamSignal) => {
         switch (signal.kind) {
@@ -95,7 +95,7 @@ function eventStream(daemon: MockDaemon, params: RunParams, request: Request): R
   })
 
   return new HttpResponse(body, {
-    headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' },
+    headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...dateHeader(daemon) },
   })
 }
 
@@ -105,22 +105,22 @@ export function runHandlers(daemon: MockDaemon): RequestHandler[] {
     http.get<RunParams>('*/api/v1/sessions/:sid/runs/:rid', ({ request, params }) => {
       daemon.record(request.method, request.url)
       const result = daemon.getRun(params.sid, params.rid)
-      if (!result.ok) return HttpResponse.json(result.refusal.body, { status: result.refusal.status })
-      return HttpResponse.json(result.value)
+      if (!result.ok) return refused(daemon, result.refusal)
+      return json(daemon, result.value)
     }),
 
     http.post<RunParams>('*/api/v1/sessions/:sid/runs/:rid/cancel', ({ request, params }) => {
       daemon.record(request.method, request.url)
       const result = daemon.cancel(params.sid, params.rid)
-      if (!result.ok) return HttpResponse.json(result.refusal.body, { status: result.refusal.status })
-      return HttpResponse.json(result.value)
+      if (!result.ok) return refused(daemon, result.refusal)
+      return json(daemon, result.value)
     }),
 
     http.get<RunParams>('*/api/v1/sessions/:sid/runs/:rid/events', ({ request, params }) => {
       daemon.record(request.method, request.url)
       // Refuse before streaming: a 404 must be a JSON refusal, not an empty event stream.
       const run = daemon.getRun(params.sid, params.rid)
-      if (!run.ok) return HttpResponse.json(run.refusal.body, { status: run.refusal.status })
+      if (!run.ok) return refused(daemon, run.refusal)
       return eventStream(daemon, params, request)
     }),
   ]

@@ -6,9 +6,35 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { SIMPLE_OUTCOMES } from '../../mocks/faults'
+import { OUTCOME_FORMS, SIMPLE_OUTCOMES, UnknownOutcomeError } from '../../mocks/faults'
 
-const QUICK = ['ok', 'slow', 'hang', 'rate_limited', 'quota:50', 'overloaded', 'auth_failed', 'context_overflow', 'code:answer_empty', 'unknown_code', 'raw', 'drop', 'accept_then_drop', 'send_error'] as const
+const QUICK = [
+  'ok',
+  'slow',
+  'hang',
+  'tier1:1',
+  'tier1:2',
+  'tier1:3',
+  'rate_limited',
+  'rate_limited:20',
+  'rate_limited:90',
+  'quota:50',
+  'overloaded',
+  'auth_failed',
+  'context_overflow',
+  'code:answer_empty',
+  'unknown_code',
+  'raw',
+  'drop',
+  'accept_then_drop',
+  'send_error',
+] as const
+
+/** The input's suggestions: every outcome taking no argument, and the argument forms as the quick buttons fill them in. */
+const SUGGESTIONS = [...SIMPLE_OUTCOMES, ...QUICK.filter((o) => o.includes(':'))]
+
+/** A refused plan, kept as a value and worded at render, so a language switch rewords it. */
+type PlanError = { entry: string; position: number }
 
 export default function SimulatorPanel() {
   const { t } = useTranslation()
@@ -16,7 +42,7 @@ export default function SimulatorPanel() {
   const daemon = window.__mockDaemon
   const [plan, setPlan] = useState<string[]>(() => daemon?.state().plan ?? [])
   const [text, setText] = useState('')
-  const [error, setError] = useState<string>()
+  const [error, setError] = useState<PlanError>()
   if (!daemon) return null
 
   const apply = (faults: string[]) => {
@@ -24,7 +50,9 @@ export default function SimulatorPanel() {
       setPlan(daemon.plan(faults))
       setError(undefined)
     } catch (e) {
-      setError(t('simulator.invalid', { detail: e instanceof Error ? e.message : String(e) }))
+      // Only a plan entry that is not an outcome is the operator's to fix; anything else is a bug.
+      if (!(e instanceof UnknownOutcomeError)) throw e
+      setError({ entry: String(e.entry), position: e.position + 1 })
     }
   }
   const onSubmit = (event: FormEvent) => {
@@ -53,7 +81,7 @@ export default function SimulatorPanel() {
         </label>
         <input id="simulator-plan" value={text} list="simulator-outcomes" placeholder={t('simulator.placeholder')} onChange={(e) => setText(e.target.value)} />
         <datalist id="simulator-outcomes">
-          {SIMPLE_OUTCOMES.map((o) => (
+          {SUGGESTIONS.map((o) => (
             <option key={o} value={o} />
           ))}
         </datalist>
@@ -63,7 +91,8 @@ export default function SimulatorPanel() {
       </form>
       {error ? (
         <p className="failure" role="alert">
-          {error}
+          {/* The outcome names stay verbatim in every language: they are what the operator types. */}
+          {t('simulator.invalid', { entry: error.entry, position: error.position, forms: OUTCOME_FORMS.join(', ') })}
         </p>
       ) : null}
       <div className="simulator__row">

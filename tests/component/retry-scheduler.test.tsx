@@ -74,7 +74,7 @@ describe('automatic regenerate', () => {
     const current = agents.filter((m) => !m.superseded)
     expect(current).toHaveLength(1)
     expect(current[0]!.status).toBe('complete')
-    expect(within(lastAgentReply()).getByText(current[0]!.content)).toBeInTheDocument()
+    expect(lastAgentReply().querySelector('.message__body')?.textContent).toBe(current[0]!.content)
     const superseded = agents.filter((m) => m.superseded)
     expect(superseded).toHaveLength(2)
     expect(superseded.every((m) => m.status === 'failed')).toBe(true)

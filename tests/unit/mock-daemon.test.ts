@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { SetupServer } from 'msw/node'
 import { createTestDaemon } from '../../mocks/node'
 import { createDaemon, replyFor, type DaemonOptions, type DaemonStorage, type MockDaemon } from '../../mocks/model'
-import { RAW_ERROR_TEXT, UNKNOWN_CODE, parseOutcome, validatePlan } from '../../mocks/faults'
+import { RAW_ERROR_TEXT, UNKNOWN_CODE, UnknownOutcomeError, parseOutcome, validatePlan } from '../../mocks/faults'
 import {
   MAX_CONTENT_LENGTH,
   type CancelReceipt,
@@ -150,9 +150,10 @@ const ended = (rid: string) => () => ['completed', 'failed', 'cancelled'].includ
 // --- Sessions --------------------------------------------------------------------------------
 
 describe('sessions', () => {
-  it('creates sessions untitled or with a given title and lists them newest first', async () => {
+  it('creates sessions untitled or with the given title and lists them newest first', async () => {
     const first = await newSession()
     const second = await newSession('Deploy notes')
+    // Untitled is "", never a title baked in one language: the client labels it in the operator's.
     expect(first).toMatchObject({ title: '', status: 'idle' })
     expect(first.id).toMatch(/^ses_/)
     expect(second.title).toBe('Deploy notes')
@@ -167,14 +168,14 @@ describe('sessions', () => {
   })
 
   it.each([
-    ['a title that is not a string', { title: 42 }, 422],
-    ['a title over 200 characters', { title: 'x'.repeat(201) }, 422],
-    ['a body that is not an object', [1, 2], 422],
-    ['a body that is not JSON', '{nope', 400],
-  ])('refuses %s with invalid_request and creates nothing', async (_name, body, status) => {
+    ['a title that is not a string', { title: 42 }, 422, 'invalid_request'],
+    ['a title over 200 characters', { title: 'x'.repeat(201) }, 422, 'title_too_long'],
+    ['a body that is not an object', [1, 2], 422, 'invalid_request'],
+    ['a body that is not JSON', '{nope', 400, 'invalid_request'],
+  ])('refuses %s (%i %s) and creates nothing', async (_name, body, status, code) => {
     const refused = await call('POST', api('/sessions'), body)
     expect(refused.status).toBe(status)
-    expect(refused.body).toEqual({ error: expect.any(String), code: 'invalid_request' })
+    expect(refused.body).toEqual({ error: expect.any(String), code })
     expect(daemon.state().sessions).toEqual([])
   })
 
@@ -596,8 +597,6 @@ describe('fault outcomes that fail a run', () => {
 
   it.each([
     ['rate_limited', 'model_rate_limited', { retryable: true, retry_class: 'rate_limited' }],
-    ['rate_limited:10', 'model_rate_limited', { retryable: true, retry_class: 'rate_limited' }],
-    ['rate_limited:30', 'model_rate_limited', { retryable: true, retry_class: 'rate_limited' }],
     ['rate_limited:45', 'model_rate_limited', { retryable: true, retry_class: 'rate_limited', retry_after_until: NOW + 45_000 }],
     ['quota:50', 'model_rate_limited', { retryable: true, retry_class: 'rate_limited', retry_after_until: NOW + 50 * 60_000 }],
     ['overloaded', 'model_unavailable', { retryable: true, retry_class: 'overloaded' }],
@@ -814,15 +813,31 @@ describe('the fault plan', () => {
   it('replaces the pending plan and refuses an unknown outcome, keeping the plan it had', () => {
     daemon.plan(['hang', 'hang'])
     expect(daemon.plan(['ok'])).toEqual(['ok'])
-    for (const bad of ['nope', 'rate_limited:', 'rate_limited:soon', 'quota:', 'code:', 'accept-then-drop', '']) {
+    for (const bad of ['nope', 'rate_limited:', 'rate_limited:soon', 'quota:', 'code:', 'accept-then-drop', '', 'tier1:', 'tier1:0', 'tier1:x', 'tier1:-1']) {
       expect(() => daemon.plan(['ok', bad])).toThrow(/Unknown fault outcome/)
     }
     expect(daemon.state().plan).toEqual(['ok'])
   })
 
+  it('throws a typed error carrying the entry and its position, for the panel to word', () => {
+    const refuse = (plan: unknown[]) => {
+      try {
+        validatePlan(plan)
+      } catch (error) {
+        return error
+      }
+      throw new Error('expected the plan to be refused')
+    }
+    const error = refuse(['ok', 'tier1:2', 'tier1:two', 'flux'])
+    expect(error).toBeInstanceOf(UnknownOutcomeError)
+    expect(error).toMatchObject({ entry: 'tier1:two', position: 2 })
+    expect((error as Error).message).toMatch(/tier1:N/)
+    expect(refuse([7])).toMatchObject({ entry: 7, position: 0 })
+  })
+
   it('knows every outcome of the design page', () => {
     const outcomes = [
-      'ok', 'slow', 'hang', 'rate_limited', 'rate_limited:45', 'quota:50', 'overloaded', 'unreachable',
+      'ok', 'slow', 'hang', 'rate_limited', 'rate_limited:45', 'rate_limited:20', 'tier1:1', 'tier1:3', 'quota:50', 'overloaded', 'unreachable',
       'out_of_credit', 'auth_failed', 'credentials_unresolved', 'spend_limit', 'context_overflow', 'hard_quota',
       'code:answer_empty', 'unknown_code', 'raw', 'drop', 'lag', 'accept_then_drop', 'send_error',
     ]
@@ -998,6 +1013,13 @@ describe('persistence', () => {
     ['another version', JSON.stringify({ version: 0, sessions: [] })],
     ['a wrong shape', JSON.stringify({ version: 1, tag: 'x', counter: 1, sessions: [{}], messages: [], runs: [], requests: [], plan: [] })],
     ['a bad plan', JSON.stringify({ version: 1, tag: 'x', counter: 1, sessions: [], messages: [], runs: [], requests: [], plan: ['boom'] })],
+    [
+      'an event the wire does not know',
+      JSON.stringify({
+        version: 1, tag: 'x', counter: 1, sessions: [], messages: [], requests: [], plan: [],
+        runs: [{ id: 'r', session_id: 's', anchor_message_id: 'a', reply_message_id: 'm', status: 'running', outcome: 'ok', events: [{ id: 1, event: 'started', data: '{}' }] }],
+      }),
+    ],
   ])('starts fresh when the save is %s', (_name, saved) => {
     const fresh = createDaemon({ storage: memoryStorage(saved) })
     expect(fresh.state()).toEqual({ sessions: [], messages: [], runs: [], requests: [], plan: [] })

@@ -1,7 +1,8 @@
+import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { isLoopbackOrigin, startDaemonServer, type DaemonServer } from '../../mocks/server'
+import { allowedHosts, isLoopbackOrigin, startDaemonServer, type DaemonServer } from '../../mocks/server'
 import { replyFor } from '../../mocks/model'
-import type { Session, SendReceipt } from '../../src/wire/types'
+import type { RefusalBody, Session, SendReceipt } from '../../src/wire/types'
 
 let daemon: DaemonServer
 
@@ -160,5 +161,203 @@ describe('the mock daemon over real HTTP', () => {
     await new Promise((resolve) => setTimeout(resolve, 20))
     const cancel = await post<{ status: string }>(`/api/v1/sessions/${session.id}/runs/${receipt.run_id}/cancel`, undefined)
     expect(cancel.status).toBe('cancelled')
+  })
+})
+
+/** A raw request over the socket, for headers fetch will not let a test set (`Host`). */
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  const { hostname, port } = new URL(daemon.url)
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ method, hostname, port, path, headers }, (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => (text += chunk))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+async function send(sid: string, content: string, id: string): Promise<SendReceipt> {
+  return post<SendReceipt>(`/api/v1/sessions/${sid}/messages`, { content, client_message_id: id })
+}
+
+describe('sessions over real HTTP', () => {
+  it('creates untitled, takes the first message as the title, renames with PATCH, deletes with DELETE', async () => {
+    const session = await post<Session>('/api/v1/sessions', {})
+    expect(session.title).toBe('')
+    await send(session.id, 'Check the disk usage\nthen report', 'tcp-title')
+    const listed = (await (await fetch(`${daemon.url}/api/v1/sessions`)).json()) as { sessions: Session[] }
+    expect(listed.sessions.find((s) => s.id === session.id)!.title).toBe('Check the disk usage')
+
+    const renamed = await fetch(`${daemon.url}/api/v1/sessions/${session.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', origin: 'http://localhost:5173' },
+      body: JSON.stringify({ title: 'Disk report' }),
+    })
+    expect(renamed.status).toBe(200)
+    expect(await renamed.json()).toMatchObject({ id: session.id, title: 'Disk report' })
+    for (const [title, code] of [['  ', 'title_empty'], ['d'.repeat(201), 'title_too_long']] as const) {
+      const refused = await fetch(`${daemon.url}/api/v1/sessions/${session.id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ title }),
+      })
+      expect(refused.status).toBe(422)
+      expect(await refused.json()).toEqual({ error: expect.any(String), code })
+    }
+
+    const deleted = await fetch(`${daemon.url}/api/v1/sessions/${session.id}`, { method: 'DELETE', headers: { origin: 'http://127.0.0.1:5173' } })
+    expect(deleted.status).toBe(204)
+    expect(await deleted.text()).toBe('')
+    expect(deleted.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:5173')
+    const gone = await fetch(`${daemon.url}/api/v1/sessions/${session.id}/messages`)
+    expect(gone.status).toBe(404)
+    expect(await gone.json()).toEqual({ error: expect.any(String), code: 'session_not_found' })
+  })
+
+  it('a DELETE cancels a live run: its stream gets cancelled and closes', async () => {
+    const session = await post<Session>('/api/v1/sessions', {})
+    await post('/__mock/plan', { faults: ['hang'] })
+    const receipt = await send(session.id, 'hang until deleted', 'tcp-delete')
+    const stream = fetch(`${daemon.url}/api/v1/sessions/${session.id}/runs/${receipt.run_id}/events`).then(readFrames)
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    expect((await fetch(`${daemon.url}/api/v1/sessions/${session.id}`, { method: 'DELETE' })).status).toBe(204)
+    expect((await stream).map((f) => f.event)).toEqual(['start', 'cancelled'])
+  })
+
+  it('streams a tier 1 retry over the socket: start, retrying, then the reply', async () => {
+    const session = await post<Session>('/api/v1/sessions', {})
+    await post('/__mock/plan', { faults: ['tier1:1'] })
+    const before = Date.now()
+    const sentAt = performance.now()
+    const receipt = await send(session.id, 'one blip over tcp', 'tcp-tier1')
+    const frames = await readFrames(await fetch(`${daemon.url}/api/v1/sessions/${session.id}/runs/${receipt.run_id}/events`))
+    expect(frames.slice(0, 2).map((f) => f.event)).toEqual(['start', 'retrying'])
+    const retrying = JSON.parse(frames[1]!.data) as { attempt: number; max_attempts: number; retry_at: number; code: string }
+    expect(retrying).toMatchObject({ attempt: 2, max_attempts: 3, code: 'model_unavailable' })
+    expect(retrying.retry_at).toBeGreaterThanOrEqual(before + 1000)
+    // The first delta waited out tier 1's 1 s.
+    expect(frames[2]!.at - sentAt).toBeGreaterThanOrEqual(990)
+    expect(frames.at(-1)!.event).toBe('done')
+  })
+})
+
+describe('Date and its expose header', () => {
+  it('sends Date on every response, and exposes it to loopback origins only', async () => {
+    const origin = 'http://localhost:5173'
+    const responses = [
+      await fetch(`${daemon.url}/api/v1/sessions`, { headers: { origin } }),
+      await fetch(`${daemon.url}/api/v1/sessions/ses_nope/messages`, { headers: { origin } }),
+      await fetch(`${daemon.url}/api/v1/nothing-here`, { headers: { origin } }),
+      await fetch(`${daemon.url}/__mock/state`, { headers: { origin } }),
+      await fetch(`${daemon.url}/api/v1/sessions`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'PATCH' } }),
+    ]
+    for (const response of responses) {
+      const date = response.headers.get('date')
+      expect(date).toMatch(/^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/)
+      expect(Math.abs(Date.parse(date!) - Date.now())).toBeLessThan(5000)
+      expect(response.headers.get('access-control-expose-headers')).toMatch(/(^|, *)Date(,|$)/i)
+      await response.arrayBuffer()
+    }
+    const stream = await fetch(`${daemon.url}/api/v1/sessions/x/runs/y/events`, { headers: { origin } })
+    expect(stream.headers.get('date')).not.toBeNull()
+    await stream.arrayBuffer()
+    const foreign = await fetch(`${daemon.url}/api/v1/sessions`, { headers: { origin: 'https://evil.example' } })
+    expect(foreign.headers.get('date')).not.toBeNull()
+    expect(foreign.headers.get('access-control-expose-headers')).toBeNull()
+    const none = await fetch(`${daemon.url}/api/v1/sessions`)
+    expect(none.headers.get('date')).not.toBeNull()
+  })
+
+  it('sends exactly one Date header (the daemon clock’s, not a second one from node)', async () => {
+    const response = await raw('GET', '/api/v1/sessions', { host: new URL(daemon.url).host })
+    expect(typeof response.headers.date).toBe('string')
+  })
+
+  it('lets a loopback preflight PATCH and DELETE', async () => {
+    for (const method of ['PATCH', 'DELETE']) {
+      const preflight = await fetch(`${daemon.url}/api/v1/sessions/ses_x`, {
+        method: 'OPTIONS',
+        headers: { origin: 'http://localhost:5173', 'access-control-request-method': method, 'access-control-request-headers': 'content-type' },
+      })
+      expect(preflight.status).toBe(204)
+      expect(preflight.headers.get('access-control-allow-methods')?.split(/, */)).toContain(method)
+    }
+  })
+})
+
+describe('refusals of foreign pages', () => {
+  const sessionsNow = async () => ((await (await fetch(`${daemon.url}/__mock/state`)).json()) as { sessions: Session[]; plan: string[] })
+
+  it.each([
+    ['POST a session', 'POST', '/api/v1/sessions', 'application/json', '{}'],
+    ['POST a session as text/plain (no preflight)', 'POST', '/api/v1/sessions', 'text/plain', '{}'],
+    ['POST a plan as text/plain', 'POST', '/__mock/plan', 'text/plain', '{"faults":["hang"]}'],
+    ['POST a reset', 'POST', '/__mock/reset', 'text/plain', ''],
+    ['PATCH a session', 'PATCH', '/api/v1/sessions/SID', 'application/json', '{"title":"pwned"}'],
+    ['DELETE a session', 'DELETE', '/api/v1/sessions/SID', 'text/plain', ''],
+  ])('%s from a foreign Origin: 403 origin_forbidden, and nothing changes', async (_name, method, path, type, body) => {
+    const session = await post<Session>('/api/v1/sessions', { title: 'guarded' })
+    const before = await sessionsNow()
+    for (const origin of ['https://evil.example', 'http://localhost.evil.example', 'null']) {
+      const response = await fetch(`${daemon.url}${path.replace('SID', session.id)}`, {
+        method,
+        headers: { 'content-type': type, origin },
+        body: body === '' ? undefined : body,
+      })
+      expect(response.status).toBe(403)
+      expect(response.headers.get('content-type')).toBe('application/json')
+      expect(response.headers.get('access-control-allow-origin')).toBeNull()
+      expect((await response.json()) as RefusalBody).toEqual({ error: expect.any(String), code: 'origin_forbidden' })
+    }
+    const after = await sessionsNow()
+    expect(after.sessions).toEqual(before.sessions)
+    expect(after.plan).toEqual(before.plan)
+  })
+
+  it('serves writes with a loopback Origin or none (curl), and reads from anywhere', async () => {
+    expect((await fetch(`${daemon.url}/api/v1/sessions`, { method: 'POST', headers: { origin: 'http://[::1]:5173' } })).status).toBe(201)
+    expect((await fetch(`${daemon.url}/api/v1/sessions`, { method: 'POST' })).status).toBe(201)
+    expect((await fetch(`${daemon.url}/api/v1/sessions`, { headers: { origin: 'https://evil.example' } })).status).toBe(200)
+  })
+
+  it.each(['evil.example', 'evil.example:PORT', 'rebind.attacker.test:PORT', '127.0.0.1:1', 'localhost', '127.0.0.2:PORT'])(
+    'refuses Host %j with 421 host_forbidden, the mock routes too',
+    async (host) => {
+      const port = new URL(daemon.url).port
+      const before = await sessionsNow()
+      for (const [method, path] of [
+        ['GET', '/api/v1/sessions'],
+        ['POST', '/api/v1/sessions'],
+        ['GET', '/__mock/state'],
+        ['POST', '/__mock/reset'],
+      ] as const) {
+        const response = await raw(method, path, { host: host.replace('PORT', port) }, method === 'POST' ? '{}' : undefined)
+        expect(response.status, `${method} ${path}`).toBe(421)
+        expect(response.headers['content-type']).toBe('application/json')
+        expect(JSON.parse(response.body)).toEqual({ error: expect.any(String), code: 'host_forbidden' })
+      }
+      expect((await sessionsNow()).sessions).toEqual(before.sessions)
+    },
+  )
+
+  it.each(['127.0.0.1:PORT', 'localhost:PORT', 'LOCALHOST:PORT', '[::1]:PORT'])('answers Host %j', async (host) => {
+    const port = new URL(daemon.url).port
+    const response = await raw('GET', '/api/v1/sessions', { host: host.replace('PORT', port) })
+    expect(response.status).toBe(200)
+  })
+
+  it('knows its own host names, with the port, and bare ones only on port 80', () => {
+    expect([...allowedHosts('127.0.0.1', 8787)].sort()).toEqual(['127.0.0.1:8787', '[::1]:8787', 'localhost:8787'])
+    expect(allowedHosts('::1', 9000).has('[::1]:9000')).toBe(true)
+    expect(allowedHosts('127.0.0.1', 80).has('localhost')).toBe(true)
+    expect(allowedHosts('127.0.0.1', 8787).has('localhost')).toBe(false)
   })
 })

@@ -46,7 +46,7 @@ describe('receipts', () => {
     const second = await client.createSession()
     expect(first).toMatchObject({ title: 'First', status: 'idle' })
     expect(typeof first.id).toBe('string')
-    // Untitled until its first message arrives.
+    // Untitled until its first message: the client labels it in the operator's language.
     expect(second.title).toBe('')
     expect((await client.listSessions()).map((s) => s.id)).toEqual([second.id, first.id])
   })
@@ -104,7 +104,7 @@ describe('refusals', () => {
       [client.getRun(session.id, 'missing'), 404, 'run_not_found'],
       [client.cancelRun(session.id, 'missing'), 404, 'run_not_found'],
       [client.openEvents(session.id, 'missing', undefined, new AbortController().signal), 404, 'run_not_found'],
-      [client.createSession('t'.repeat(1000)), 422, 'invalid_request'],
+      [client.createSession('t'.repeat(1000)), 422, 'title_too_long'],
     ]
     for (const [promise, status, code] of cases) {
       const error = await refusal(promise)
