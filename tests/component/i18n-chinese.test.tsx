@@ -133,7 +133,8 @@ describe('the Chinese interface', () => {
 
     // The operator's messages, the session in the list, the composer, the header are all on screen.
     expect(screen.getAllByRole('article', { name: zh.transcript.operator })).toHaveLength(3)
-    expect(screen.getByRole('link', { current: 'page' })).toHaveTextContent(/会话/)
+    // The daemon titled the session by its first message (the list read again after the send).
+    expect(screen.getByRole('link', { current: 'page' })).toHaveTextContent(PROMPTS[0]!)
     expect(screen.getByRole('textbox', { name: zh.composer.label })).toHaveAttribute('placeholder', zh.composer.placeholder)
     expectNoEnglish()
   })
