@@ -2,6 +2,7 @@ import { lazy, Suspense, useEffect, useId, useRef, useState, type KeyboardEvent 
 import { useTranslation } from 'react-i18next'
 import { ChatView } from '../chat/chat-view'
 import { SessionsPanel } from '../chat/sessions-panel'
+import { StartView } from '../chat/start-view'
 import { LanguageSwitch } from './language-switch'
 import { NARROW_LAYOUT, useMediaQuery } from './use-media-query'
 import { useSessionRoute } from './use-session-route'
@@ -42,18 +43,22 @@ export function App() {
     event.preventDefault()
     closePanel()
   }
-  const select = (id: string) => {
+  // A session just made (New session, or the first screen's Enter) opens ready to type.
+  const [freshSession, setFreshSession] = useState<string>()
+  const select = (id: string | undefined) => {
     navigate(id)
     if (panelOpen) closePanel()
+  }
+  const started = (id: string) => {
+    setFreshSession(id)
+    select(id)
   }
 
   return (
     <div className="app">
-      {sessionId ? (
-        <a className="skip-link" href="#composer-input">
-          {t('app.skipToComposer')}
-        </a>
-      ) : null}
+      <a className="skip-link" href="#composer-input">
+        {t('app.skipToComposer')}
+      </a>
       <header className="app__header">
         <button
           ref={toggleRef}
@@ -73,7 +78,7 @@ export function App() {
       </header>
       <div className="app__body">
         <aside ref={sideRef} id={sideId} className={`app__side${panelOpen ? ' app__side--open' : ''}`} onKeyDown={onSideKeyDown}>
-          <SessionsPanel currentId={sessionId} onSelect={select} />
+          <SessionsPanel currentId={sessionId} onSelect={select} onCreated={setFreshSession} />
           {SimulatorPanel ? (
             <Suspense fallback={null}>
               <SimulatorPanel />
@@ -83,7 +88,7 @@ export function App() {
         {/* A tap beside the open panel closes it; keyboard users have Escape and the button. */}
         {panelOpen ? <div className="app__scrim" aria-hidden="true" onClick={closePanel} /> : null}
         <main className="app__main" inert={panelOpen}>
-          {sessionId ? <ChatView key={sessionId} sessionId={sessionId} /> : <p className="muted app__pick">{t('sessions.pick')}</p>}
+          {sessionId ? <ChatView key={sessionId} sessionId={sessionId} autoFocusComposer={freshSession === sessionId} /> : <StartView onStarted={started} />}
         </main>
       </div>
     </div>

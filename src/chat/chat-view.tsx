@@ -20,7 +20,7 @@ import { buildTranscript, isActive, regenerateImpact } from './transcript-model'
  * One session: its history (server state) fed to the core's stream follower and retry
  * scheduler, the transcript, and the composer. Composition only: every rule lives in the core.
  */
-export function ChatView({ sessionId }: { sessionId: string }) {
+export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: string; autoFocusComposer?: boolean }) {
   const { t } = useTranslation()
   const runtime = useChatRuntime()
   const messagesResult = useQuery(messagesQuery(runtime, sessionId))
@@ -160,7 +160,7 @@ export function ChatView({ sessionId }: { sessionId: string }) {
         })}
       </Transcript>
       <SessionAnnouncer sessionId={sessionId} />
-      <ComposerPanel ref={composerRef} sessionId={sessionId} send={send} />
+      <ComposerPanel ref={composerRef} sessionId={sessionId} send={send} autoFocus={autoFocusComposer} />
     </section>
   )
 }

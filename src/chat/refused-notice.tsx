@@ -2,7 +2,7 @@ import { useTranslation } from 'react-i18next'
 import { describeFailure, failureFromError } from '../i18n/describe-failure'
 
 /** The templates a refusal is worded into: "Not sent: …", "Could not regenerate: …". */
-export type RefusalTemplate = 'composer.refused' | 'regenerate.refused' | 'start.failed' | 'sessionMenu.renameFailed' | 'sessionMenu.deleteFailed'
+export type RefusalTemplate = 'composer.refused' | 'regenerate.refused' | 'start.failed' | 'sessionMenu.renameFailed' | 'sessionMenu.deleteFailed' | 'sessionMenu.exportFailed'
 
 /**
  * A refused request, worded at render from the error value it came with, so a language switch

@@ -1,26 +1,120 @@
+import { useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { describeFailure, failureFromError } from '../i18n/describe-failure'
-import { useCreateSession, useSessions } from './api/use-sessions'
+import type { Session } from '../wire/types'
+import { messagesQuery } from './api/queries'
+import { useCreateSession, useDeleteSession, useRenameSession, useSessions } from './api/use-sessions'
+import { ConfirmDialog } from './confirm-dialog'
+import { download, exportFileName, sessionLabel, sessionToJson, sessionToMarkdown } from './export'
+import { RefusedNotice } from './refused-notice'
+import { useChatRuntime } from './runtime'
 import { SessionList } from './session-list'
 
-/** The session list bound to the daemon: load, create (and open), switch. */
-export function SessionsPanel({ currentId, onSelect }: { currentId: string | undefined; onSelect: (id: string) => void }) {
-  const { t } = useTranslation()
+export type SessionsPanelProps = {
+  currentId: string | undefined
+  onSelect: (id: string | undefined) => void
+  /** A session was just created here: its view should take the focus for typing. */
+  onCreated?: (id: string) => void
+}
+
+/** The session list bound to the daemon: load, create (and open), switch, rename, export, delete. */
+export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelProps) {
+  const { t, i18n } = useTranslation()
+  const runtime = useChatRuntime()
+  const queryClient = useQueryClient()
   const sessions = useSessions()
   const create = useCreateSession()
+  const rename = useRenameSession()
+  const remove = useDeleteSession()
+  const [renaming, setRenaming] = useState<{ sessionId: string; error?: unknown }>()
+  const [deleting, setDeleting] = useState<Session>()
+  // Errors stay values until shown, so a language switch rewords them.
+  const [actionError, setActionError] = useState<{ template: 'sessionMenu.deleteFailed' | 'sessionMenu.exportFailed'; error: unknown }>()
   const failure = create.error ?? sessions.error
+
+  const onExport = async (session: Session, format: 'md' | 'json') => {
+    try {
+      const messages = await queryClient.fetchQuery(messagesQuery(runtime, session.id))
+      const at = runtime.clock.now()
+      const name = exportFileName(sessionLabel(t, session), at, format)
+      if (format === 'md') download(name, sessionToMarkdown(t, session, messages, at, i18n.language), 'text/markdown;charset=utf-8')
+      else download(name, sessionToJson(session, messages, at), 'application/json')
+    } catch (error) {
+      setActionError({ template: 'sessionMenu.exportFailed', error })
+    }
+  }
+
+  const confirmDelete = (session: Session) => {
+    setDeleting(undefined)
+    const list = sessions.data ?? []
+    const index = list.findIndex((s) => s.id === session.id)
+    // Deleting the open session opens the next one (or the one before it at the end of the list).
+    const next = list[index + 1] ?? list[index - 1]
+    remove.mutate(session.id, {
+      onSuccess: () => {
+        if (session.id === currentId) onSelect(next?.id)
+      },
+      onError: (error) => setActionError({ template: 'sessionMenu.deleteFailed', error }),
+    })
+  }
+
   return (
-    <SessionList
-      sessions={sessions.data}
-      currentId={currentId}
-      onSelect={onSelect}
-      onCreate={() => create.mutate(undefined, { onSuccess: (session) => onSelect(session.id) })}
-      creating={create.isPending}
-      error={failure ? `${create.error ? t('sessions.createFailed') : t('sessions.loadFailed')} ${describeFailure(t, failureFromError(failure)).text}` : undefined}
-      onRetry={() => {
-        create.reset()
-        void sessions.refetch()
-      }}
-    />
+    <>
+      <SessionList
+        sessions={sessions.data}
+        currentId={currentId}
+        onSelect={onSelect}
+        onCreate={() =>
+          create.mutate(undefined, {
+            onSuccess: (session) => {
+              onSelect(session.id)
+              onCreated?.(session.id)
+            },
+          })
+        }
+        creating={create.isPending}
+        error={failure ? `${create.error ? t('sessions.createFailed') : t('sessions.loadFailed')} ${describeFailure(t, failureFromError(failure)).text}` : undefined}
+        onRetry={() => {
+          create.reset()
+          void sessions.refetch()
+        }}
+        actions={{
+          onRename: (session, title) =>
+            rename.mutate(
+              { sessionId: session.id, title },
+              { onSuccess: () => setRenaming(undefined), onError: (error) => setRenaming({ sessionId: session.id, error }) },
+            ),
+          onExport: (session, format) => void onExport(session, format),
+          onDelete: (session) => {
+            setActionError(undefined)
+            setDeleting(session)
+          },
+        }}
+        renaming={
+          renaming
+            ? { sessionId: renaming.sessionId, error: renaming.error === undefined ? undefined : <RefusedNotice error={renaming.error} template="sessionMenu.renameFailed" /> }
+            : undefined
+        }
+        onRenameStart={(sessionId) => setRenaming({ sessionId })}
+        onRenameCancel={() => setRenaming(undefined)}
+      />
+      {actionError ? (
+        <p className="failure failure__text sessions__action-error" role="alert">
+          <RefusedNotice error={actionError.error} template={actionError.template} />
+        </p>
+      ) : null}
+      {deleting ? (
+        <ConfirmDialog
+          title={t('sessionMenu.deleteTitle', { title: sessionLabel(t, deleting) })}
+          body={t('sessionMenu.deleteBody')}
+          confirmLabel={t('sessionMenu.deleteConfirm')}
+          cancelLabel={t('sessionMenu.deleteKeep')}
+          onConfirm={() => confirmDelete(deleting)}
+          onCancel={() => setDeleting(undefined)}
+          fallbackFocus={() => document.querySelector<HTMLElement>('.sessions [aria-current="page"]') ?? document.getElementById('composer-input')}
+        />
+      ) : null}
+    </>
   )
 }

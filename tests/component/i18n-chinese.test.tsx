@@ -99,9 +99,9 @@ describe('the Chinese interface', () => {
   it('shows no English on the main screens', async () => {
     renderApp({ lng: 'zh' })
     await advance(50)
-    // The empty list and the prompt to pick a session.
+    // The empty list and the first screen, ready to type.
     expect(screen.getByText(zh.sessions.empty)).toBeInTheDocument()
-    expect(screen.getByText(zh.sessions.pick)).toBeInTheDocument()
+    expect(screen.getByText(zh.start.hint)).toBeInTheDocument()
     expectNoEnglish()
 
     await user().click(screen.getByRole('button', { name: zh.sessions.new }))
