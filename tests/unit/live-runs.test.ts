@@ -1,0 +1,569 @@
+/**
+ * The live-run store on scripted frames: one snapshot per run, rebuilt at most once per flush
+ * (the flush scheduler is injected and run by hand here), deltas joined at flush, terminal frames
+ * shown at once, replays ignored, and only the reattach point (never the text) written to storage,
+ * at most once per SAVE_EVERY_MS. `overlay` lays the stream over history until history has the end.
+ */
+import { describe, expect, it, vi } from 'vitest'
+import { createLiveRunStore, frameOrTimeout, LIVE_RUN_NAMESPACE, overlay, SAVE_EVERY_MS, type LiveRun } from '../../src/live/live-runs'
+import { createKeyedStore, storageKey, type StorageBackend } from '../../src/storage/keyed-store'
+import type { Message, StreamFrame } from '../../src/wire/types'
+
+const SID = 'ses_1'
+const RID = 'run_1'
+const T0 = Date.UTC(2026, 6, 1, 12)
+
+/** Web Storage stand-in with spied calls. */
+function spyBackend() {
+  const items = new Map<string, string>()
+  return {
+    items,
+    getItem: vi.fn((key: string) => items.get(key) ?? null),
+    setItem: vi.fn((key: string, value: string) => void items.set(key, value)),
+    removeItem: vi.fn((key: string) => void items.delete(key)),
+  } satisfies StorageBackend & { items: Map<string, string> }
+}
+
+/** A store whose flushes run only when the test says so, on a clock the test moves. */
+function harness(backend = spyBackend()) {
+  let now = T0
+  const pending: Array<() => void> = []
+  const schedule = vi.fn((flush: () => void) => {
+    pending.push(flush)
+    return () => {
+      const at = pending.indexOf(flush)
+      if (at >= 0) pending.splice(at, 1)
+    }
+  })
+  const store = createKeyedStore(backend)
+  const live = createLiveRunStore({ store, clock: { now: () => now }, schedule })
+  let id = 0
+  const frame = (data: DistributiveOmit<StreamFrame, 'id'>, runId = RID) => {
+    const next = { ...data, id: ++id } as StreamFrame
+    live.frame(runId, next)
+    return next
+  }
+  return {
+    live,
+    backend,
+    schedule,
+    /** Runs the scheduled flush, as the next animation frame would. */
+    flush() {
+      const due = pending.splice(0)
+      for (const run of due) run()
+      return due.length
+    },
+    pendingFlushes: () => pending.length,
+    advance(ms: number) {
+      now += ms
+    },
+    frame,
+    /** Replays a frame with an explicit id (a reattachment sending old events again). */
+    replay: (f: StreamFrame, runId = RID) => live.frame(runId, f),
+    setNextId(next: number) {
+      id = next - 1
+    },
+    saved: (runId = RID) => {
+      const text = backend.items.get(storageKey(LIVE_RUN_NAMESPACE, runId))
+      return text === undefined ? undefined : (JSON.parse(text) as unknown)
+    },
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+function agentMessage(overrides: Partial<Message> = {}): Message {
+  return {
+    id: 'msg_reply',
+    session_id: SID,
+    role: 'agent',
+    content: '',
+    created_at: T0,
+    superseded: false,
+    reply_to: 'msg_op',
+    run_id: RID,
+    status: 'streaming',
+    ...overrides,
+  }
+}
+
+function liveRun(overrides: Partial<LiveRun> = {}): LiveRun {
+  return { runId: RID, sessionId: SID, status: 'streaming', content: 'streamed', tier1Waits: 0, lastEventId: 3, ...overrides }
+}
+
+describe('createLiveRunStore: frames to snapshots', () => {
+  it('follows a scripted run: queued, start, retrying, deltas, done', () => {
+    const h = harness()
+    expect(h.live.begin(SID, RID, '')).toBeUndefined()
+    expect(h.live.get(RID)).toEqual({ runId: RID, sessionId: SID, status: 'queued', content: '', tier1Waits: 0, lastEventId: undefined })
+
+    h.frame({ type: 'queued', position: 2 })
+    h.flush()
+    expect(h.live.get(RID)).toMatchObject({ status: 'queued', position: 2, lastEventId: 1 })
+
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.flush()
+    expect(h.live.get(RID)).toMatchObject({ status: 'streaming', position: undefined, content: '', lastEventId: 2 })
+
+    h.frame({ type: 'retrying', attempt: 2, max_attempts: 3, retry_at: T0 + 1000, code: 'model_unavailable' })
+    h.flush()
+    expect(h.live.get(RID)).toMatchObject({
+      status: 'streaming',
+      tier1: { attempt: 2, maxAttempts: 3, retryAt: T0 + 1000, code: 'model_unavailable' },
+      tier1Waits: 1,
+    })
+
+    h.frame({ type: 'retrying', attempt: 3, max_attempts: 3, retry_at: T0 + 3000, code: 'model_unavailable' })
+    h.flush()
+    expect(h.live.get(RID)).toMatchObject({ tier1: { attempt: 3 }, tier1Waits: 2 })
+
+    h.frame({ type: 'delta', text: 'Hel' })
+    h.frame({ type: 'delta', text: 'lo' })
+    h.flush()
+    const streaming = h.live.get(RID)!
+    expect(streaming).toMatchObject({ status: 'streaming', content: 'Hello', tier1Waits: 2, lastEventId: 6 })
+    // The first delta ends tier 1's wait.
+    expect(streaming.tier1).toBeUndefined()
+
+    h.frame({ type: 'done', message_id: 'msg_reply' })
+    expect(h.live.get(RID)).toMatchObject({ status: 'complete', content: 'Hello', lastEventId: 7, tier1: undefined })
+    expect(h.live.get(RID)!.error).toBeUndefined()
+  })
+
+  it('ends cancelled on a cancelled frame, keeping the text so far', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.frame({ type: 'delta', text: 'Half a' })
+    h.frame({ type: 'cancelled', message_id: 'msg_reply' })
+    expect(h.live.get(RID)).toMatchObject({ status: 'cancelled', content: 'Half a', lastEventId: 3 })
+  })
+
+  it('ends failed on an error frame, with its code and message (an uncoded one keeps the text)', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.frame({ type: 'retrying', attempt: 2, max_attempts: 3, retry_at: T0 + 1000, code: 'model_rate_limited' })
+    h.frame({ type: 'error', code: 'model_rate_limited', message: 'Rate limited.' })
+    expect(h.live.get(RID)).toMatchObject({ status: 'failed', error: { code: 'model_rate_limited', message: 'Rate limited.' }, tier1: undefined })
+
+    const other = harness()
+    other.live.begin(SID, RID, '')
+    other.frame({ type: 'start', message_id: 'msg_reply' })
+    other.frame({ type: 'error', code: undefined, message: 'upstream said no' })
+    expect(other.live.get(RID)).toMatchObject({ status: 'failed', error: { code: '', message: 'upstream said no' } })
+  })
+
+  it('joins N deltas before one flush into one notification with the joined text', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.flush()
+    const listener = vi.fn()
+    h.live.subscribe(RID, listener)
+
+    const words = Array.from({ length: 50 }, (_, i) => `w${i} `)
+    for (const text of words) h.frame({ type: 'delta', text })
+    // Nothing is shown before the flush, and one flush was asked for, not fifty.
+    expect(listener).not.toHaveBeenCalled()
+    expect(h.live.get(RID)!.content).toBe('')
+    expect(h.pendingFlushes()).toBe(1)
+
+    expect(h.flush()).toBe(1)
+    expect(listener).toHaveBeenCalledTimes(1)
+    expect(h.live.get(RID)!.content).toBe(words.join(''))
+    // A flush with nothing new says nothing.
+    h.flush()
+    expect(listener).toHaveBeenCalledTimes(1)
+  })
+
+  it('hands out the same snapshot object until a flush changes it', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.flush()
+    const first = h.live.get(RID)
+    expect(h.live.get(RID)).toBe(first)
+
+    h.frame({ type: 'delta', text: 'a' })
+    // Not flushed yet: still the old object, unchanged.
+    expect(h.live.get(RID)).toBe(first)
+    expect(first!.content).toBe('')
+
+    h.flush()
+    const second = h.live.get(RID)
+    expect(second).not.toBe(first)
+    expect(second!.content).toBe('a')
+    expect(first!.content).toBe('')
+    h.flush()
+    expect(h.live.get(RID)).toBe(second)
+  })
+
+  it('flushes a terminal frame at once, with the deltas still pending', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    const listener = vi.fn()
+    h.live.subscribe(RID, listener)
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.frame({ type: 'delta', text: 'The ' })
+    h.frame({ type: 'delta', text: 'end.' })
+    expect(listener).not.toHaveBeenCalled()
+    h.frame({ type: 'done', message_id: 'msg_reply' })
+    expect(listener).toHaveBeenCalledTimes(1)
+    expect(h.live.get(RID)).toMatchObject({ status: 'complete', content: 'The end.' })
+    // The flush that was waiting was cancelled: nothing is left to run.
+    expect(h.pendingFlushes()).toBe(0)
+  })
+
+  it('notifies only the listeners of the run that changed', () => {
+    const h = harness()
+    h.live.begin(SID, 'run_a', '')
+    h.live.begin(SID, 'run_b', '')
+    const a = vi.fn()
+    const b = vi.fn()
+    h.live.subscribe('run_a', a)
+    const stopB = h.live.subscribe('run_b', b)
+    h.frame({ type: 'start', message_id: 'm_a' }, 'run_a')
+    h.flush()
+    expect(a).toHaveBeenCalledTimes(1)
+    expect(b).not.toHaveBeenCalled()
+    stopB()
+    h.frame({ type: 'start', message_id: 'm_b' }, 'run_b')
+    h.flush()
+    expect(b).not.toHaveBeenCalled()
+  })
+
+  it('ignores frames with an id at or before the last one: a replay doubles no text', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    const start = h.frame({ type: 'start', message_id: 'msg_reply' })
+    const d1 = h.frame({ type: 'delta', text: 'one ' })
+    const d2 = h.frame({ type: 'delta', text: 'two ' })
+    h.flush()
+    const before = h.live.get(RID)
+    const listener = vi.fn()
+    h.live.subscribe(RID, listener)
+
+    // A reattachment that sent the same events again.
+    h.replay(start)
+    h.replay(d1)
+    h.replay(d2)
+    h.flush()
+    expect(listener).not.toHaveBeenCalled()
+    expect(h.live.get(RID)).toBe(before)
+    expect(h.live.get(RID)!.content).toBe('one two ')
+
+    h.frame({ type: 'delta', text: 'three' })
+    h.flush()
+    expect(h.live.get(RID)).toMatchObject({ content: 'one two three', lastEventId: 4 })
+  })
+
+  it('rebuilds the text from nothing on a start with a newer id (a replay from the first event)', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.frame({ type: 'delta', text: 'stale ' })
+    h.flush()
+    h.frame({ type: 'delta', text: 'pending ' })
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.frame({ type: 'delta', text: 'fresh' })
+    h.flush()
+    expect(h.live.get(RID)).toMatchObject({ status: 'streaming', content: 'fresh' })
+  })
+
+  it('ignores frames for a run it never began', () => {
+    const h = harness()
+    h.frame({ type: 'start', message_id: 'msg_reply' }, 'run_unknown')
+    h.flush()
+    expect(h.live.get('run_unknown')).toBeUndefined()
+    expect(h.live.get(undefined)).toBeUndefined()
+    expect(h.backend.setItem).not.toHaveBeenCalled()
+  })
+
+  it('begin() on a run it already has returns its last event id and keeps its record', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.frame({ type: 'delta', text: 'kept' })
+    h.flush()
+    const record = h.live.get(RID)
+    expect(h.live.begin(SID, RID, 'whatever history says')).toBe(2)
+    expect(h.live.get(RID)).toBe(record)
+  })
+
+  it('reads as history has it until the first frame (historyStatus)', () => {
+    const h = harness()
+    h.live.begin(SID, RID, 'partial', 'streaming')
+    expect(h.live.get(RID)).toMatchObject({ status: 'streaming', content: '', lastEventId: undefined })
+  })
+})
+
+describe('createLiveRunStore: the reattach point', () => {
+  it('writes to storage at most a couple of times over 1,000 deltas within SAVE_EVERY_MS', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    for (let i = 0; i < 1000; i++) {
+      h.frame({ type: 'delta', text: 'x' })
+      h.advance((SAVE_EVERY_MS - 1) / 1000)
+      if (i % 100 === 0) h.flush()
+    }
+    h.flush()
+    expect(h.live.get(RID)!.content).toHaveLength(1000)
+    expect(h.backend.setItem.mock.calls.length).toBeLessThanOrEqual(2)
+    // Whatever was written is the reattach point, never the text.
+    for (const [, value] of h.backend.setItem.mock.calls) expect(value).not.toContain('xxx')
+  })
+
+  it('writes the reattach point once SAVE_EVERY_MS has passed, with the text length and not the text', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.frame({ type: 'delta', text: 'Hello, ' })
+    expect(h.saved()).toBeUndefined()
+    h.advance(SAVE_EVERY_MS)
+    h.frame({ type: 'delta', text: 'world' })
+    // Counted with the deltas not yet flushed.
+    expect(h.saved()).toEqual({ sessionId: SID, lastEventId: 3, length: 'Hello, world'.length })
+    expect(h.backend.setItem).toHaveBeenCalledTimes(1)
+    expect(h.backend.setItem.mock.calls[0]![1]).not.toContain('Hello')
+
+    // The next save waits another SAVE_EVERY_MS.
+    h.advance(SAVE_EVERY_MS - 1)
+    h.frame({ type: 'delta', text: '!' })
+    expect(h.backend.setItem).toHaveBeenCalledTimes(1)
+    h.advance(1)
+    h.frame({ type: 'delta', text: '!' })
+    expect(h.backend.setItem).toHaveBeenCalledTimes(2)
+    expect(h.saved()).toEqual({ sessionId: SID, lastEventId: 5, length: 'Hello, world!!'.length })
+  })
+
+  it('writes the reattach point on persist(), for streaming runs only', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.live.begin(SID, 'run_done', '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.frame({ type: 'delta', text: 'abc' })
+    h.frame({ type: 'start', message_id: 'm2' }, 'run_done')
+    h.frame({ type: 'done', message_id: 'm2' }, 'run_done')
+    h.backend.setItem.mockClear()
+    h.live.persist()
+    expect(h.saved()).toEqual({ sessionId: SID, lastEventId: 2, length: 3 })
+    expect(h.saved('run_done')).toBeUndefined()
+    expect(h.backend.setItem).toHaveBeenCalledTimes(1)
+  })
+
+  it('writes nothing on persist() before the first event (nothing to resume after)', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '', 'queued')
+    h.live.persist()
+    expect(h.backend.setItem).not.toHaveBeenCalled()
+  })
+
+  it.each([
+    ['done', { type: 'done', message_id: 'msg_reply' }],
+    ['cancelled', { type: 'cancelled', message_id: 'msg_reply' }],
+    ['error', { type: 'error', code: 'model_unavailable', message: 'Down.' }],
+  ] as const)('removes the reattach point when the run ends (%s)', (_, end) => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.frame({ type: 'delta', text: 'abc' })
+    h.live.persist()
+    expect(h.saved()).toBeDefined()
+    h.frame(end)
+    expect(h.saved()).toBeUndefined()
+    expect(h.backend.removeItem).toHaveBeenCalledWith(storageKey(LIVE_RUN_NAMESPACE, RID))
+  })
+
+  it('forget() keeps the reattach point of a run still going, and drops the record', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    const listener = vi.fn()
+    h.live.subscribe(RID, listener)
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.frame({ type: 'delta', text: 'abcd' })
+    h.live.forget(RID)
+    expect(h.live.get(RID)).toBeUndefined()
+    expect(listener).toHaveBeenCalledTimes(1)
+    expect(h.saved()).toEqual({ sessionId: SID, lastEventId: 2, length: 4 })
+  })
+
+  it('begin() resumes from a saved point with history text sliced to the saved length', () => {
+    const backend = spyBackend()
+    const before = harness(backend)
+    before.live.begin(SID, RID, '')
+    before.frame({ type: 'start', message_id: 'msg_reply' })
+    before.frame({ type: 'delta', text: 'Hello, ' })
+    before.frame({ type: 'delta', text: 'wor' })
+    before.live.persist()
+
+    // A reload: a new store over the same storage; history has read further than the save.
+    const after = harness(backend)
+    expect(after.live.begin(SID, RID, 'Hello, world and more', 'streaming')).toBe(3)
+    expect(after.live.get(RID)).toMatchObject({ status: 'streaming', content: 'Hello, wor', lastEventId: 3 })
+
+    // The stream picks up after event 3; earlier ids are ignored.
+    after.replay({ type: 'delta', id: 3, text: 'wor' })
+    after.replay({ type: 'delta', id: 4, text: 'ld' })
+    after.flush()
+    expect(after.live.get(RID)!.content).toBe('Hello, world')
+  })
+
+  it('begin() replays from the start when history text is shorter than the saved length', () => {
+    const backend = spyBackend()
+    const before = harness(backend)
+    before.live.begin(SID, RID, '')
+    before.frame({ type: 'start', message_id: 'msg_reply' })
+    before.frame({ type: 'delta', text: 'Hello, world' })
+    before.live.persist()
+
+    const after = harness(backend)
+    expect(after.live.begin(SID, RID, 'Hello', 'streaming')).toBeUndefined()
+    expect(after.live.get(RID)).toMatchObject({ status: 'streaming', content: '', lastEventId: undefined })
+    // Replayed from the first event, the text is whole once.
+    after.replay({ type: 'start', id: 1, message_id: 'msg_reply' })
+    after.replay({ type: 'delta', id: 2, text: 'Hello, world' })
+    after.flush()
+    expect(after.live.get(RID)!.content).toBe('Hello, world')
+  })
+
+  it('begin() replays from the start when the saved point belongs to another session', () => {
+    const backend = spyBackend()
+    const before = harness(backend)
+    before.live.begin('ses_other', RID, '')
+    before.frame({ type: 'start', message_id: 'msg_reply' })
+    before.frame({ type: 'delta', text: 'abc' })
+    before.live.persist()
+
+    const after = harness(backend)
+    expect(after.live.begin(SID, RID, 'abc', 'streaming')).toBeUndefined()
+    expect(after.live.get(RID)).toMatchObject({ sessionId: SID, content: '', lastEventId: undefined })
+  })
+
+  it('begin() ignores a saved point that does not match its schema', () => {
+    const backend = spyBackend()
+    backend.items.set(storageKey(LIVE_RUN_NAMESPACE, RID), JSON.stringify({ sessionId: SID, lastEventId: 'seven', length: 3 }))
+    const h = harness(backend)
+    expect(h.live.begin(SID, RID, 'abc', 'streaming')).toBeUndefined()
+  })
+})
+
+describe('createLiveRunStore: fail() and dispose()', () => {
+  it('fail() marks the run failed at once, with the error, and removes its reattach point', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.frame({ type: 'retrying', attempt: 2, max_attempts: 3, retry_at: T0 + 1000, code: 'model_unavailable' })
+    h.frame({ type: 'delta', text: 'part' })
+    h.live.persist()
+    const listener = vi.fn()
+    h.live.subscribe(RID, listener)
+    h.live.fail(RID, { code: 'stream_ended', message: 'The live connection ended before the run finished.' })
+    expect(listener).toHaveBeenCalledTimes(1)
+    expect(h.live.get(RID)).toMatchObject({
+      status: 'failed',
+      content: 'part',
+      error: { code: 'stream_ended', message: 'The live connection ended before the run finished.' },
+      tier1: undefined,
+    })
+    expect(h.saved()).toBeUndefined()
+  })
+
+  it('fail() on a run it never began does nothing', () => {
+    const h = harness()
+    h.live.fail('run_unknown', { code: 'stream_ended', message: 'x' })
+    expect(h.live.get('run_unknown')).toBeUndefined()
+  })
+
+  it('dispose() cancels the pending flush', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    expect(h.pendingFlushes()).toBe(1)
+    h.live.dispose()
+    expect(h.pendingFlushes()).toBe(0)
+  })
+})
+
+describe('frameOrTimeout', () => {
+  it('flushes after 50 ms where there are no animation frames, once, and can be cancelled', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    try {
+      const flush = vi.fn()
+      frameOrTimeout(flush)
+      vi.advanceTimersByTime(49)
+      expect(flush).not.toHaveBeenCalled()
+      vi.advanceTimersByTime(1)
+      expect(flush).toHaveBeenCalledTimes(1)
+      vi.advanceTimersByTime(1000)
+      expect(flush).toHaveBeenCalledTimes(1)
+
+      const cancelled = vi.fn()
+      const cancel = frameOrTimeout(cancelled)
+      cancel()
+      vi.advanceTimersByTime(1000)
+      expect(cancelled).not.toHaveBeenCalled()
+      expect(vi.getTimerCount()).toBe(0)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+})
+
+describe('overlay', () => {
+  it('shows history when there is no live record, whatever history says', () => {
+    for (const status of ['queued', 'streaming', 'complete', 'failed'] as const) {
+      const message = agentMessage({ status, content: 'from history' })
+      const shown = overlay(message, undefined)
+      expect(shown).toEqual({ ...message, source: 'history' })
+    }
+  })
+
+  it('lays the stream over history while history shows the run active', () => {
+    const message = agentMessage({ status: 'streaming', content: 'old' })
+    const shown = overlay(message, liveRun({ content: 'newer text' }))
+    expect(shown).toMatchObject({ id: 'msg_reply', content: 'newer text', status: 'streaming', source: 'stream' })
+    expect(shown.error).toBeUndefined()
+    expect(shown.tier1).toBeUndefined()
+    expect(shown.position).toBeUndefined()
+  })
+
+  it('carries the stream’s tier 1 wait, queue position and error while history is active', () => {
+    const tier1 = { attempt: 2, maxAttempts: 3, retryAt: T0 + 1000, code: 'model_unavailable' }
+    expect(overlay(agentMessage({ status: 'queued' }), liveRun({ status: 'queued', content: '', position: 1 }))).toMatchObject({
+      status: 'queued',
+      position: 1,
+      source: 'stream',
+    })
+    expect(overlay(agentMessage(), liveRun({ tier1 }))).toMatchObject({ tier1, source: 'stream' })
+    const error = { code: 'stream_ended', message: 'Ended early.' }
+    expect(overlay(agentMessage(), liveRun({ status: 'failed', error }))).toMatchObject({ status: 'failed', error, source: 'stream' })
+  })
+
+  it('keeps the stream’s end (done before history knows) while history still shows it active', () => {
+    const shown = overlay(agentMessage({ status: 'streaming', content: 'Hel' }), liveRun({ status: 'complete', content: 'Hello.' }))
+    expect(shown).toMatchObject({ status: 'complete', content: 'Hello.', source: 'stream' })
+  })
+
+  it('shows history once it records the end, over whatever the stream had', () => {
+    for (const status of ['complete', 'failed', 'cancelled'] as const) {
+      const message = agentMessage({
+        status,
+        content: 'persisted',
+        ...(status === 'failed'
+          ? { error: { code: 'model_rate_limited', message: 'Rate limited.' }, retry: { retryable: true, retry_class: 'rate_limited' as const } }
+          : {}),
+      })
+      const shown = overlay(message, liveRun({ status: 'streaming', content: 'stream copy', tier1: { attempt: 2, maxAttempts: 3, retryAt: 0, code: 'x' } }))
+      expect(shown).toEqual({ ...message, source: 'history' })
+    }
+  })
+
+  it('leaves the history message itself untouched', () => {
+    const message = agentMessage({ content: 'old' })
+    const copy = structuredClone(message)
+    overlay(message, liveRun({ content: 'new', error: { code: 'stream_ended', message: 'x' } }))
+    expect(message).toEqual(copy)
+  })
+})
