@@ -72,7 +72,12 @@ export function createRunFollower({ client, live, refreshHistory }: RunFollowerO
 
     /** Lets go of a session's connections (the view left it); the runs go on in the daemon. */
     release(sessionId: string): void {
-      for (const [runId, owner] of finished) if (owner === sessionId) finished.delete(runId)
+      for (const [runId, owner] of finished) {
+        if (owner !== sessionId) continue
+        finished.delete(runId)
+        // Its end is in history or will be: the next visit reads it from there.
+        live.forget(runId)
+      }
       for (const [runId, entry] of followed) {
         if (entry.sessionId !== sessionId) continue
         entry.controller.abort()

@@ -16,12 +16,13 @@ function tailOf(history: readonly Message[]): Message | undefined {
 /**
  * The failed reply that may arm tier 2 now, with its anchor: only the reply at the end of the
  * conversation (regenerating an earlier one would supersede what the operator wrote after it),
- * only a failure history has recorded, and never one whose retry the operator cancelled.
+ * only a failure history has recorded, and never one whose retry the operator cancelled (`cancelled`
+ * holds the failed replies' ids and the ids of the runs a cancel reached).
  */
 export function armingCandidate(history: readonly Message[], cancelled: ReadonlySet<string>): { anchorId: string; failure: Message } | undefined {
   const tail = tailOf(history)
   if (!tail || tail.role !== 'agent' || !tail.reply_to || tail.status !== 'failed') return undefined
-  if (cancelled.has(tail.id)) return undefined
+  if (cancelled.has(tail.id) || (tail.run_id !== undefined && cancelled.has(tail.run_id))) return undefined
   return { anchorId: tail.reply_to, failure: tail }
 }
 
@@ -41,8 +42,9 @@ export function settledReply(history: readonly Message[], runId: string): Messag
 export const STRAY_SLACK_MS = 1000
 
 /**
- * The run a regenerate started although its request was aborted in flight: the active reply for
- * the anchor created after the request went out.
+ * The run a regenerate started although its request was aborted in flight: the reply for the
+ * anchor created after the request went out. An ended one counts too: a run that failed at once
+ * must be known as the cancelled one, or its failure would arm again.
  */
 export function strayRun(history: readonly Message[], anchorId: string, dispatchedAt: number): string | undefined {
   const stray = history.find(
@@ -51,8 +53,7 @@ export function strayRun(history: readonly Message[], anchorId: string, dispatch
       m.reply_to === anchorId &&
       !m.superseded &&
       m.run_id &&
-      m.created_at >= dispatchedAt - STRAY_SLACK_MS &&
-      (m.status === 'queued' || m.status === 'streaming'),
+      m.created_at >= dispatchedAt - STRAY_SLACK_MS,
   )
   return stray?.run_id
 }

@@ -61,16 +61,22 @@ export function createRetryScheduler({ client, clock, store, refreshHistory, wak
 
   const cancelled = () => new Set(cancelledSlot.read() ?? [])
 
-  /** The operator's cancel outlives the actor: leaving the session or reloading keeps it. */
-  function rememberCancelled(messageId: string) {
+  /**
+   * The operator's cancel outlives the actor: leaving the session or reloading keeps it. Kept by
+   * the failed reply's id and by the id of the run the cancel reached.
+   */
+  function rememberCancelled(id: string) {
     const ids = cancelledSlot.read() ?? []
-    if (!ids.includes(messageId)) cancelledSlot.write([...ids, messageId].slice(-CANCELLED_LIMIT))
+    if (!ids.includes(id)) cancelledSlot.write([...ids, id].slice(-CANCELLED_LIMIT))
   }
 
   function publish(sessionId: string) {
     const actors = sessions.get(sessionId)
     const next = new Map<string, RetrySnapshot>()
     for (const [anchorId, actor] of actors ?? []) next.set(anchorId, actor.getSnapshot())
+    // XState reports every event, even one that changed nothing: hand out the same map then.
+    const previous = snapshots.get(sessionId) ?? EMPTY
+    if (previous.size === next.size && [...next].every(([anchorId, snapshot]) => previous.get(anchorId) === snapshot)) return syncWake()
     snapshots.set(sessionId, next)
     for (const listener of [...(listeners.get(sessionId) ?? [])]) listener()
     syncWake()
@@ -98,7 +104,12 @@ export function createRetryScheduler({ client, clock, store, refreshHistory, wak
     actors.set(anchorId, actor)
     actor.subscribe({
       next: (snapshot) => {
-        if (snapshot.matches('cancelled') && snapshot.context.failedMessageId) rememberCancelled(snapshot.context.failedMessageId)
+        if (snapshot.matches('cancelled')) {
+          if (snapshot.context.failedMessageId) rememberCancelled(snapshot.context.failedMessageId)
+          // The run the cancel reached may fail rather than end cancelled (it failed first): its
+          // failure must not arm after a reload or a return to the session either.
+          if (snapshot.context.runId) rememberCancelled(snapshot.context.runId)
+        }
         if (actors.get(anchorId) === actor) publish(sessionId)
       },
       // A failing actor must not take the page down: it is forgotten and shows nothing.

@@ -1,14 +1,13 @@
 /**
- * Rules of the React-free core that src/ does not keep yet. Each test states the rule it checks and
- * FAILS against the current code; they are kept apart so the fixes can land with them.
+ * Rules of the React-free core found while testing it, each kept by a test of its own:
  *
- * 1. The scheduler's session map is rebuilt on every event, even one that changes nothing.
- * 2. An operator's cancel does not stick when the retried run failed before the cancel reached it:
- *    leaving the session (or reloading) and coming back arms tier 2 from that failure.
- * 3. A cancel during dispatching does not stick when the run the daemon accepted has already
- *    failed by the time the stray-run search reads history: the next history read arms from it.
- * 4. The run follower keeps the live record of a run it finished when the session is released
- *    before history recorded the end; it is never forgotten afterwards.
+ * 1. The scheduler's session map stays the same object when an event changed nothing.
+ * 2. An operator's cancel sticks when the retried run failed before the cancel reached it:
+ *    leaving the session (or reloading) and coming back does not arm tier 2 from that failure.
+ * 3. A cancel during dispatching sticks when the run the daemon accepted has already failed by
+ *    the time the stray-run search reads history.
+ * 4. The run follower forgets the live record of a run it finished when the session is released,
+ *    even before history recorded the end.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createLiveRunStore } from '../../src/live/live-runs'
@@ -107,7 +106,7 @@ afterEach(() => {
   vi.useRealTimers()
 })
 
-describe('bug 1: the scheduler snapshot is not stable when nothing changed', () => {
+describe('the scheduler snapshot is stable when nothing changed', () => {
   it('hands out the same map when the same history is read again', () => {
     const h = track(schedulerHarness())
     const history = [operator('op1'), failed('a1', 'op1')]
@@ -135,7 +134,7 @@ describe('bug 1: the scheduler snapshot is not stable when nothing changed', () 
   })
 })
 
-describe('bug 2: a cancel that reached a run which had already failed does not survive leaving the session', () => {
+describe('a cancel that reached a run which had already failed survives leaving the session', () => {
   /** Arms from a1, regenerates, the new run a2 fails, and the operator cancels before history shows it. */
   async function cancelledAfterRetryFailed(h: ReturnType<typeof schedulerHarness>) {
     const first = failed('a1', 'op1')
@@ -178,7 +177,7 @@ describe('bug 2: a cancel that reached a run which had already failed does not s
   })
 })
 
-describe('bug 3: a cancel during dispatching does not stick when the accepted run already failed', () => {
+describe('a cancel during dispatching sticks when the accepted run already failed', () => {
   it('never arms from the failure of the run the cancelled request started', async () => {
     const h = track(schedulerHarness())
     const first = failed('a1', 'op1')
@@ -203,7 +202,7 @@ describe('bug 3: a cancel during dispatching does not stick when the accepted ru
   })
 })
 
-describe('bug 4: a finished run’s live record outlives a release', () => {
+describe('a finished run’s live record goes with a release', () => {
   it('forgets the live record once history records the end, also after the session was left and entered again', async () => {
     const encoder = new TextEncoder()
     const body = 'id: 1\nevent: start\ndata: {"message_id":"msg_a"}\n\nid: 2\nevent: delta\ndata: {"text":"Hi."}\n\nid: 3\nevent: done\ndata: {"message_id":"msg_a"}\n\n'
