@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next'
 import { ChatView } from '../chat/chat-view'
 import { SessionsPanel } from '../chat/sessions-panel'
 import { StartView } from '../chat/start-view'
+import { SessionErrorBoundary } from './error-boundary'
 import { LanguageSwitch } from './language-switch'
 import { NARROW_LAYOUT, useMediaQuery } from './use-media-query'
 import { useSessionRoute } from './use-session-route'
@@ -88,7 +89,13 @@ export function App() {
         {/* A tap beside the open panel closes it; keyboard users have Escape and the button. */}
         {panelOpen ? <div className="app__scrim" aria-hidden="true" onClick={closePanel} /> : null}
         <main className="app__main" inert={panelOpen}>
-          {sessionId ? <ChatView key={sessionId} sessionId={sessionId} autoFocusComposer={freshSession === sessionId} /> : <StartView onStarted={started} />}
+          {sessionId ? (
+            <SessionErrorBoundary sessionId={sessionId} onLeave={() => select(undefined)}>
+              <ChatView key={sessionId} sessionId={sessionId} autoFocusComposer={freshSession === sessionId} />
+            </SessionErrorBoundary>
+          ) : (
+            <StartView onStarted={started} />
+          )}
         </main>
       </div>
     </div>

@@ -12,8 +12,11 @@ import type { SnapshotFrom } from 'xstate'
 import type { Message, RegenerateReceipt } from '../wire/types'
 import { isArmable, remainingMs, retryDeadline } from './schedule'
 
-/** The clock the machine reads; injected so tests and the hook agree on "now". */
-export type RetryClock = { now(): number }
+/**
+ * The clock the machine reads; injected so tests and the hook agree on "now". `fromDaemon`
+ * places a daemon time (`retry_after_until`) on this clock, correcting for skew.
+ */
+export type RetryClock = { now(): number; fromDaemon?(daemonMs: number): number }
 
 /** What one scheduler instance is created with. */
 export type RetryInput = {
@@ -184,7 +187,11 @@ export const retryMachine = setup({
      * provider's time), a new generation, and the failure it answers when there is one.
      */
     arm: assign(({ context }, { attempt, retryAfterUntil, failure }: ArmParams) => {
-      const { deadline, paused } = retryDeadline({ attempt, now: context.clock.now(), retryAfterUntil })
+      const { clock } = context
+      // The provider's time is on the daemon's clock: a browser clock minutes off must neither
+      // fire early nor wait minutes too long.
+      const until = typeof retryAfterUntil === 'number' && clock.fromDaemon ? clock.fromDaemon(retryAfterUntil) : retryAfterUntil
+      const { deadline, paused } = retryDeadline({ attempt, now: clock.now(), retryAfterUntil: until })
       return {
         attempt,
         generation: context.generation + 1,

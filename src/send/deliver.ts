@@ -4,7 +4,7 @@
  * has accepted it. Together with the daemon's atomic send and its 409, this gives one operator
  * message and at most one run per send, whatever the network does.
  */
-import { RefusalError, TransportError } from '../wire/errors'
+import { MalformedPayloadError, RefusalError, TransportError } from '../wire/errors'
 import type { DaemonClient } from '../wire/http'
 import type { Message } from '../wire/types'
 import type { Drafts } from './drafts'
@@ -46,6 +46,9 @@ export async function deliver(runtime: SendRuntime, entry: OutboxEntry, { triedB
       return { kind: 'accepted', messageId: receipt.message_id }
     } catch (error) {
       if (error instanceof RefusalError && error.code === 'message_duplicate') return findOwn(runtime, entry)
+      // A 2xx whose receipt cannot be read: the daemon said yes, in words this client cannot
+      // parse. Filing it "not sent" would invite Edit + Enter, a second message: history decides.
+      if (error instanceof MalformedPayloadError) return findOwn(runtime, entry)
       if (error instanceof RefusalError) {
         // A refusal speaks only for its own attempt: after a lost answer the first attempt may have
         // landed, and the operator sending the text again would make a second message.

@@ -27,21 +27,79 @@ export type DaemonClientOptions = {
   /** Origin of the daemon, e.g. `http://127.0.0.1:8787`, or '' for the page's own origin. */
   baseUrl: string
   fetch?: typeof fetch
+  /** The browser's clock; injected so tests can skew it. */
+  now?: () => number
+  /** Where the offset from `Date` headers is kept; one is made when absent. */
+  daemonClock?: DaemonClock
+}
+
+/**
+ * How far the browser's clock is from the daemon's, estimated from `Date` headers. Times on the
+ * wire (`retry_after_until`, tier 1's `retry_at`) are the daemon's; `toLocal` places them on the
+ * browser's clock, so a browser clock minutes off neither fires early nor waits too long.
+ */
+export type DaemonClock = {
+  /** daemon time − browser time, in ms (0 until a `Date` header was read). */
+  offsetMs(): number
+  /** A daemon time on the browser's clock. Not a number in, the same out. */
+  toLocal(daemonMs: number): number
+  /** Records one response: its `Date` header and when the request went out and the answer came in (browser clock). */
+  observe(dateHeader: string | null, sentAt: number, receivedAt: number): void
+  /** How many samples the estimate rests on. */
+  samples(): number
+}
+
+/** Samples kept for the estimate: enough for a median to shrug off a slow answer or two. */
+export const CLOCK_SAMPLES = 15
+/** An answer slower than this says little about when the daemon stamped it. */
+const CLOCK_MAX_RTT_MS = 10_000
+
+/**
+ * The offset estimator. `Date` has a resolution of one second and is truncated, so the daemon's
+ * time at stamping is somewhere in [D, D + 1000); it stamped somewhere between sending and
+ * receiving. Each sample is the middle of both ranges, and the estimate is the median of the
+ * recent samples: the truncation errors (uniform over ±500 ms) centre on the true offset as the
+ * requests' sub-second phases vary, and one odd answer (a proxy's cached `Date`) moves nothing.
+ */
+export function createDaemonClock(): DaemonClock {
+  const samples: number[] = []
+  let estimate = 0
+  return {
+    offsetMs: () => estimate,
+    toLocal: (daemonMs) => (Number.isFinite(daemonMs) ? daemonMs - estimate : daemonMs),
+    observe(dateHeader, sentAt, receivedAt) {
+      if (!dateHeader) return
+      const stamped = Date.parse(dateHeader)
+      if (!Number.isFinite(stamped) || !Number.isFinite(sentAt) || !Number.isFinite(receivedAt)) return
+      if (receivedAt < sentAt || receivedAt - sentAt > CLOCK_MAX_RTT_MS) return
+      samples.push(stamped + 500 - (sentAt + receivedAt) / 2)
+      if (samples.length > CLOCK_SAMPLES) samples.shift()
+      const sorted = [...samples].sort((a, b) => a - b)
+      const mid = sorted.length >> 1
+      estimate = Math.round(sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2)
+    },
+    samples: () => samples.length,
+  }
 }
 
 export type DaemonClient = ReturnType<typeof createDaemonClient>
 
-/** Longest piece of a non-JSON error body kept for the operator to see. */
-const RAW_BODY_LIMIT = 500
-
 /** Builds the client for one daemon. All methods reject with RefusalError, TransportError or MalformedPayloadError. */
-export function createDaemonClient({ baseUrl, fetch: fetchImpl = (...args) => globalThis.fetch(...args) }: DaemonClientOptions) {
+export function createDaemonClient({
+  baseUrl,
+  fetch: fetchImpl = (...args) => globalThis.fetch(...args),
+  now = () => Date.now(),
+  daemonClock = createDaemonClock(),
+}: DaemonClientOptions) {
+  /** Records that could not be read in the last history read of each session. */
+  const unreadable = new Map<string, number>()
   const root = `${baseUrl.replace(/\/$/, '')}${API_PREFIX}`
   const sessionPath = (sid: string) => `/sessions/${encodeURIComponent(sid)}`
   const runPath = (sid: string, rid: string) => `${sessionPath(sid)}/runs/${encodeURIComponent(rid)}`
 
   async function request(method: string, path: string, init: { body?: unknown; signal?: AbortSignal; headers?: Record<string, string> } = {}) {
     let response: Response
+    const sentAt = now()
     try {
       response = await fetchImpl(`${root}${path}`, {
         method,
@@ -57,6 +115,8 @@ export function createDaemonClient({ baseUrl, fetch: fetchImpl = (...args) => gl
       if (isAbortError(error)) throw error
       throw new TransportError(error instanceof Error ? error.message : String(error), { cause: error })
     }
+    // Every answer, a refusal too, says what time the daemon thinks it is.
+    daemonClock.observe(response.headers.get('date'), sentAt, now())
     if (!response.ok) throw await refusalFrom(response)
     return response
   }
@@ -76,6 +136,13 @@ export function createDaemonClient({ baseUrl, fetch: fetchImpl = (...args) => gl
   }
 
   return {
+    /** The daemon's clock as measured from this client's answers. */
+    daemonClock,
+    /**
+     * How many records the last history read of a session could not read (skipped, so the rest
+     * of the conversation shows): "1 message could not be read".
+     */
+    unreadableCount: (sessionId: string): number => unreadable.get(sessionId) ?? 0,
     async listSessions(signal?: AbortSignal): Promise<Session[]> {
       const body = await json(sessionListSchema, 'GET /sessions', request('GET', '/sessions', { signal }))
       return body.sessions
@@ -93,6 +160,7 @@ export function createDaemonClient({ baseUrl, fetch: fetchImpl = (...args) => gl
     async listMessages(sessionId: string, signal?: AbortSignal): Promise<Message[]> {
       const path = `${sessionPath(sessionId)}/messages`
       const body = await json(messageListSchema, 'GET /sessions/:sid/messages', request('GET', path, { signal }))
+      unreadable.set(sessionId, body.skipped)
       return body.messages
     },
     sendMessage(sessionId: string, body: SendBody, signal?: AbortSignal): Promise<SendReceipt> {
@@ -129,18 +197,29 @@ const STATUS_CODES: Record<number, string> = {
   504: 'daemon_unavailable',
 }
 
-/** Reads a refusal: the `{ error, code }` envelope, or the status alone when the body is not one. */
+/** The code a bare status implies: the table's, else the class's (any 5xx is the daemon being unavailable). */
+export function codeOfStatus(status: number): string {
+  const known = STATUS_CODES[status]
+  if (known) return known
+  if (status >= 500 && status < 600) return 'daemon_unavailable'
+  return ''
+}
+
+/**
+ * Reads a refusal: the `{ error, code }` envelope. Anything else (a proxy's 503 HTML page, a JSON
+ * body of another shape, nothing at all) did not come from the daemon's wire: it takes the code
+ * its status implies, so the operator reads a worded reason, never "Not sent: <html>…". What was
+ * said is kept, trimmed, as the message for logs.
+ */
 async function refusalFrom(response: Response): Promise<RefusalError> {
   const text = await response.text().catch(() => '')
   try {
     const parsed = refusalBodySchema.safeParse(JSON.parse(text))
     if (parsed.success) return new RefusalError(response.status, parsed.data.code, parsed.data.error)
   } catch {
-    // not JSON: fall through and keep what the daemon (or a proxy in front of it) said
+    // not JSON: fall through to the status
   }
-  const raw = text.trim().slice(0, RAW_BODY_LIMIT)
-  if (raw) return new RefusalError(response.status, '', raw)
-  // An empty answer (a proxy in front of the daemon, a daemon going down): the status alone still
-  // names a code the client can word, rather than an English status line.
-  return new RefusalError(response.status, STATUS_CODES[response.status] ?? '', `HTTP ${response.status} ${response.statusText}`.trim())
+  // The body is a proxy's page or some other shape: never the operator's reason. The status line
+  // is what a log (and a code this client has no words for) gets instead.
+  return new RefusalError(response.status, codeOfStatus(response.status), `HTTP ${response.status} ${response.statusText}`.trim())
 }
