@@ -43,7 +43,8 @@ export function useSend(sessionId: string | undefined): SendApi {
   const resend = useCallback(
     (clientMessageId: string) => {
       const entry = outbox.get(clientMessageId)
-      return entry ? sendEntry(runtime, entry, hooks) : Promise.resolve(undefined)
+      // Under the entry's lock it must still be "not sent": another tab may have sent it again.
+      return entry ? sendEntry(runtime, entry, hooks, { expect: entry.state }) : Promise.resolve(undefined)
     },
     [hooks, outbox, runtime],
   )
