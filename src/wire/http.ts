@@ -49,21 +49,41 @@ export type DaemonClock = {
   samples(): number
 }
 
-/** Samples kept for the estimate: enough for a median to shrug off a slow answer or two. */
+/** Samples kept for the estimate: enough to narrow it, few enough to follow a clock that was set. */
 export const CLOCK_SAMPLES = 15
 /** An answer slower than this says little about when the daemon stamped it. */
 const CLOCK_MAX_RTT_MS = 10_000
 
 /**
  * The offset estimator. `Date` has a resolution of one second and is truncated, so the daemon's
- * time at stamping is somewhere in [D, D + 1000); it stamped somewhere between sending and
- * receiving. Each sample is the middle of both ranges, and the estimate is the median of the
- * recent samples: the truncation errors (uniform over ±500 ms) centre on the true offset as the
- * requests' sub-second phases vary, and one odd answer (a proxy's cached `Date`) moves nothing.
+ * time at stamping is in [D, D + 1000); it stamped between sending and receiving. So each answer
+ * bounds the offset: daemon − browser ∈ [D − receivedAt, D + 1000 − sentAt]. The estimate is the
+ * intersection of the recent answers' bounds, which narrows towards the true offset as the
+ * requests' sub-second phases vary; when answers disagree (the browser's clock was set, a proxy
+ * sent a stale `Date`) the newest answers that agree win. Within the bounds it takes 0 when 0 is
+ * possible (clocks in sync stay uncorrected), else the lower bound: a wait is then never placed
+ * earlier than the daemon meant, at worst a fraction of a second later.
  */
 export function createDaemonClock(): DaemonClock {
-  const samples: number[] = []
+  const samples: { lo: number; hi: number }[] = []
   let estimate = 0
+  const recompute = () => {
+    let lo = -Infinity
+    let hi = Infinity
+    // Newest first: stop at the first answer that contradicts the newer ones.
+    for (let i = samples.length - 1; i >= 0; i--) {
+      const sample = samples[i]!
+      const nextLo = Math.max(lo, sample.lo)
+      const nextHi = Math.min(hi, sample.hi)
+      if (nextLo > nextHi) {
+        samples.splice(0, i + 1)
+        break
+      }
+      lo = nextLo
+      hi = nextHi
+    }
+    estimate = lo <= 0 && 0 <= hi ? 0 : Math.round(lo)
+  }
   return {
     offsetMs: () => estimate,
     toLocal: (daemonMs) => (Number.isFinite(daemonMs) ? daemonMs - estimate : daemonMs),
@@ -72,11 +92,9 @@ export function createDaemonClock(): DaemonClock {
       const stamped = Date.parse(dateHeader)
       if (!Number.isFinite(stamped) || !Number.isFinite(sentAt) || !Number.isFinite(receivedAt)) return
       if (receivedAt < sentAt || receivedAt - sentAt > CLOCK_MAX_RTT_MS) return
-      samples.push(stamped + 500 - (sentAt + receivedAt) / 2)
+      samples.push({ lo: stamped - receivedAt, hi: stamped + 1000 - sentAt })
       if (samples.length > CLOCK_SAMPLES) samples.shift()
-      const sorted = [...samples].sort((a, b) => a - b)
-      const mid = sorted.length >> 1
-      estimate = Math.round(sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2)
+      recompute()
     },
     samples: () => samples.length,
   }

@@ -28,7 +28,16 @@ export function useSend(sessionId: string | undefined): SendApi {
   const entries = useSyncExternalStore(outbox.subscribe, outbox.entries, outbox.entries)
   const pending = useMemo(() => entries.filter((e) => e.sessionId === sessionId), [entries, sessionId])
 
-  const hooks = useMemo<SendHooks>(() => ({ onAccepted: (entry) => refreshSession(queryClient, entry.sessionId) }), [queryClient])
+  const hooks = useMemo<SendHooks>(
+    () => ({
+      onAccepted: (entry) => {
+        // The other tabs on this session show the message and follow its run too.
+        runtime.historyChanged(entry.sessionId)
+        return refreshSession(queryClient, entry.sessionId)
+      },
+    }),
+    [queryClient, runtime],
+  )
 
   // A reload in the middle of a send: the entry is still "sending", so finish it with the same id.
   useEffect(() => {
