@@ -81,36 +81,38 @@ export const LANGUAGE_NAMES: Record<LanguageId, string> = {
 }
 
 /** The fence tags models write for each language, beyond its own name. */
-const ALIASES: Record<string, LanguageId> = {
-  ts: 'typescript',
-  mts: 'typescript',
-  cts: 'typescript',
-  js: 'javascript',
-  mjs: 'javascript',
-  cjs: 'javascript',
-  node: 'javascript',
-  jsonc: 'json',
-  json5: 'json',
-  bash: 'shellscript',
-  sh: 'shellscript',
-  shell: 'shellscript',
-  zsh: 'shellscript',
-  console: 'shellscript',
-  py: 'python',
-  python3: 'python',
-  rs: 'rust',
-  golang: 'go',
-  h: 'c',
-  'c++': 'cpp',
-  cc: 'cpp',
-  cxx: 'cpp',
-  hpp: 'cpp',
-  htm: 'html',
-  xhtml: 'html',
-  yml: 'yaml',
-  patch: 'diff',
-  md: 'markdown',
-}
+const ALIASES = new Map<string, LanguageId>(
+  Object.entries({
+    ts: 'typescript',
+    mts: 'typescript',
+    cts: 'typescript',
+    js: 'javascript',
+    mjs: 'javascript',
+    cjs: 'javascript',
+    node: 'javascript',
+    jsonc: 'json',
+    json5: 'json',
+    bash: 'shellscript',
+    sh: 'shellscript',
+    shell: 'shellscript',
+    zsh: 'shellscript',
+    console: 'shellscript',
+    py: 'python',
+    python3: 'python',
+    rs: 'rust',
+    golang: 'go',
+    h: 'c',
+    'c++': 'cpp',
+    cc: 'cpp',
+    cxx: 'cpp',
+    hpp: 'cpp',
+    htm: 'html',
+    xhtml: 'html',
+    yml: 'yaml',
+    patch: 'diff',
+    md: 'markdown',
+  } satisfies Record<string, LanguageId>),
+)
 
 const IDS = new Set<string>(LANGUAGE_IDS)
 
@@ -122,5 +124,5 @@ export function resolveLanguage(tag: string | undefined): LanguageId | undefined
   const name = tag?.trim().toLowerCase().replace(/^language-/, '')
   if (!name) return undefined
   if (IDS.has(name)) return name as LanguageId
-  return ALIASES[name]
+  return ALIASES.get(name)
 }

@@ -20,7 +20,8 @@ const pendingMarker: RemendHandler = {
     // An odd number of backticks on the last line: the marker is inside an inline code span.
     const lastLine = text.slice(text.lastIndexOf('\n') + 1)
     if ((lastLine.match(/`/g)?.length ?? 0) % 2 === 1) return text
-    return text.slice(0, match.index + match[1]!.length)
+    // The space before it goes too, or the closing `**` remend adds would not close anything.
+    return text.slice(0, match.index).trimEnd()
   },
 }
 

@@ -114,6 +114,11 @@ function isSettled(block: string): boolean {
   return /\n[ \t]*\n$/.test(block) || /^ {0,3}#{1,6}(?:[ \t][^\n]*)?\n$/.test(block)
 }
 
+/** Whether `source` begins with `previous`: slice and compare, which V8 does far faster than `startsWith`. */
+function extendsSource(source: string, previous: string): boolean {
+  return source.length >= previous.length && source.slice(0, previous.length) === previous
+}
+
 /**
  * The split of `source`, reusing `previous` when `source` extends it (a streamed reply growing by
  * a delta): the settled blocks before the last ones are kept as they are and only the rest is
@@ -122,7 +127,7 @@ function isSettled(block: string): boolean {
  */
 export function extendSplit(previous: BlockSplit | undefined, source: string): BlockSplit {
   if (previous !== undefined && previous.source === source) return previous
-  if (previous === undefined || !source.startsWith(previous.source)) return splitSource(source)
+  if (previous === undefined || !extendsSource(source, previous.source)) return splitSource(source)
   let kept = Math.max(0, previous.blocks.length - RELEXED_BLOCKS)
   while (kept > 0 && !isSettled(previous.blocks[kept - 1] ?? '')) kept -= 1
   const offset = previous.starts[kept] ?? 0
