@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { Lexer } from 'marked'
 import { describe, expect, it, vi } from 'vitest'
-import { extendSplit, splitBlocks, splitSource, type BlockSplit } from '../../src/chat/markdown/split-blocks'
+import { extendSplit, groupBlocks, splitBlocks, splitSource, type BlockSplit } from '../../src/chat/markdown/split-blocks'
 
 /** Feeds `source` to extendSplit in deltas of the given sizes (cycled), as a stream would. */
 function stream(source: string, sizes: number[], onSplit?: (split: BlockSplit) => void): BlockSplit | undefined {
@@ -147,5 +147,21 @@ describe('extendSplit', () => {
       }),
       { numRuns: 3_000, seed: 20261130 },
     )
+  })
+})
+
+describe('groupBlocks', () => {
+  it('cuts blocks into runs and keeps the identity of every run whose blocks did not change', () => {
+    const blocks = Array.from({ length: 7 }, (_, i) => `block ${i}\n\n`)
+    const first = groupBlocks(blocks, 3)
+    expect(first).toEqual([blocks.slice(0, 3), blocks.slice(3, 6), blocks.slice(6)])
+    const grown = [...blocks.slice(0, 6), 'block 6 grew\n\n', 'block 7']
+    const second = groupBlocks(grown, 3, first)
+    expect(second[0]).toBe(first[0])
+    expect(second[1]).toBe(first[1])
+    expect(second[2]).toEqual(['block 6 grew\n\n', 'block 7'])
+    const edited = groupBlocks(['other\n\n', ...grown.slice(1)], 3, second)
+    expect(edited[0]).not.toBe(second[0])
+    expect(edited[1]).toBe(second[1])
   })
 })

@@ -17,7 +17,7 @@ import { CodeBlock } from './code-block'
 import { remarkFootnotesAsText } from './footnotes-as-text'
 import { repairStreamingBlock } from './repair'
 import { safeHref } from './safe-url'
-import { extendSplit, splitSource, type BlockSplit } from './split-blocks'
+import { extendSplit, groupBlocks, splitSource, type BlockSplit } from './split-blocks'
 import './markdown.css'
 
 export type ReplyMarkdownProps = {
@@ -160,21 +160,27 @@ function collectDefinitions({ blocks, kinds }: BlockSplit, end: number): string 
   return found
 }
 
+/** Blocks per memoized run (see groupBlocks): about the square root of a long reply's block count. */
+const RUN_LENGTH = 50
+
+type ReplyBlocks = { split: BlockSplit; runs: (readonly string[])[] }
+
 /**
- * Remembers the last split of one reply. While streaming, each split extends the previous one
- * (only the tail is lexed again); once finished, the source is split afresh, so a finished reply
- * is rendered exactly as a reply loaded from history is.
+ * Remembers the last split of one reply and its runs. While streaming, each split extends the
+ * previous one (only the tail is lexed again); once finished, the source is split afresh, so a
+ * finished reply is rendered exactly as a reply loaded from history is.
  */
 class ReplySplitter {
-  private last: BlockSplit | undefined
+  private last: ReplyBlocks | undefined
   private exact = false
 
-  split(source: string, streaming: boolean): BlockSplit {
-    const reuse = this.last?.source === source && (streaming || this.exact)
-    const split = reuse && this.last ? this.last : streaming ? extendSplit(this.last, source) : splitSource(source)
-    this.last = split
-    this.exact = reuse ? this.exact : !streaming
-    return split
+  split(source: string, streaming: boolean): ReplyBlocks {
+    const last = this.last
+    if (last !== undefined && last.split.source === source && (streaming || this.exact)) return last
+    const split = streaming ? extendSplit(last?.split, source) : splitSource(source)
+    this.last = { split, runs: groupBlocks(split.blocks, RUN_LENGTH, last?.runs) }
+    this.exact = !streaming
+    return this.last
   }
 }
 
@@ -182,10 +188,29 @@ class ReplySplitter {
  * The blocks of `source`. The splitter is a cache, not state: a render React discards may
  * advance it, which stays correct because a split depends only on the source it was made from.
  */
-function useBlocks(source: string, streaming: boolean): BlockSplit {
+function useBlocks(source: string, streaming: boolean): ReplyBlocks {
   const [splitter] = useState(() => new ReplySplitter())
   return useMemo(() => splitter.split(source, streaming), [splitter, source, streaming])
 }
+
+type BlockRunProps = {
+  blocks: readonly string[]
+  /** Index in `blocks` of the block still streaming in, or -1. */
+  live: number
+  definitions: string
+}
+
+/** A run of blocks, memoized: a run with no live block and unchanged blocks renders nothing again. */
+const BlockRun = memo(function BlockRun({ blocks, live, definitions }: BlockRunProps) {
+  return blocks.map((block, i) =>
+    // Blocks only ever grow at the end while streaming: their index is their identity.
+    i === live ? (
+      <MarkdownBlock key={i} text={repairStreamingBlock(block)} definitions={definitions} complete={false} />
+    ) : (
+      <MarkdownBlock key={i} text={block} definitions={definitions} complete />
+    ),
+  )
+})
 
 /**
  * An agent reply as Markdown. Each top-level block is its own memoized rendering: while the
@@ -193,20 +218,17 @@ function useBlocks(source: string, streaming: boolean): BlockSplit {
  * unfinished syntax reads sensibly, and its code stays plain until the block is finished.
  */
 export function ReplyMarkdown({ source, streaming = false }: ReplyMarkdownProps): ReactNode {
-  const split = useBlocks(source, streaming)
-  const { blocks } = split
-  const live = streaming ? blocks.length - 1 : -1
-  const definitions = useMemo(() => collectDefinitions(split, live === -1 ? blocks.length : live), [split, blocks.length, live])
+  const { split, runs } = useBlocks(source, streaming)
+  const count = split.blocks.length
+  const live = streaming ? count - 1 : -1
+  const definitions = useMemo(() => collectDefinitions(split, live === -1 ? count : live), [split, count, live])
   return (
     <div className="md-reply">
-      {blocks.map((block, i) =>
-        // Blocks only ever grow at the end while streaming: their index is their identity.
-        i === live ? (
-          <MarkdownBlock key={i} text={repairStreamingBlock(block)} definitions={definitions} complete={false} />
-        ) : (
-          <MarkdownBlock key={i} text={block} definitions={definitions} complete />
-        ),
-      )}
+      {runs.map((blocks, r) => {
+        const start = r * RUN_LENGTH
+        const liveHere = live >= start && live < start + blocks.length ? live - start : -1
+        return <BlockRun key={r} blocks={blocks} live={liveHere} definitions={definitions} />
+      })}
     </div>
   )
 }

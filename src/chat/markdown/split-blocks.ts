@@ -140,3 +140,20 @@ export function extendSplit(previous: BlockSplit | undefined, source: string): B
     kinds: kept === 0 ? relexed.kinds : previous.kinds.slice(0, kept).concat(relexed.kinds),
   }
 }
+
+/**
+ * `blocks` in runs of `size` (the last run may be shorter), reusing each run of `previous` that
+ * holds the same blocks. A run that is reused keeps its identity, so a memoized component given
+ * it renders nothing again: a delta then costs one element per run plus the run that grew,
+ * instead of one element per block of the whole reply.
+ */
+export function groupBlocks(blocks: readonly string[], size: number, previous: readonly (readonly string[])[] = []): (readonly string[])[] {
+  const groups: (readonly string[])[] = []
+  for (let start = 0; start < blocks.length; start += size) {
+    const end = Math.min(blocks.length, start + size)
+    const old = previous[groups.length]
+    const same = old !== undefined && old.length === end - start && old.every((block, i) => block === blocks[start + i])
+    groups.push(same ? old : blocks.slice(start, end))
+  }
+  return groups
+}
