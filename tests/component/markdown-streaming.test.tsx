@@ -102,6 +102,16 @@ describe('ReplyMarkdown while streaming', () => {
     expect(container.textContent).not.toContain('```')
   })
 
+  it('shows a growing fence without parsing it as Markdown, exactly as the parser would', () => {
+    const source = 'Log:\n\n  ```text\n  line one <b>\n    indented **not bold**\n'
+    rendered.blocks = []
+    const { container: streamed } = renderInLanguage(<ReplyMarkdown source={source} streaming />)
+    expect(rendered.blocks).toEqual(['Log:\n\n'])
+    const { container: parsed } = renderInLanguage(<ReplyMarkdown source={source} />)
+    expect(streamed.querySelector('.md-code pre')).toHaveTextContent('line one <b> indented **not bold**')
+    expect(streamed.innerHTML).toBe(parsed.innerHTML)
+  })
+
   it('shows open bold as bold and holds back a trailing ** with nothing after it', () => {
     const { container, rerender } = renderInLanguage(<ReplyMarkdown source="This is **importa" streaming />)
     expect(screen.getByText('importa').tagName).toBe('STRONG')

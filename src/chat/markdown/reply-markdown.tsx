@@ -15,6 +15,7 @@ import remarkCjkFriendly from 'remark-cjk-friendly'
 import remarkGfm from 'remark-gfm'
 import { CodeBlock } from './code-block'
 import { remarkFootnotesAsText } from './footnotes-as-text'
+import { openFence } from './open-fence'
 import { repairStreamingBlock } from './repair'
 import { safeHref } from './safe-url'
 import { extendSplit, groupBlocks, splitSource, type BlockSplit } from './split-blocks'
@@ -202,14 +203,16 @@ type BlockRunProps = {
 
 /** A run of blocks, memoized: a run with no live block and unchanged blocks renders nothing again. */
 const BlockRun = memo(function BlockRun({ blocks, live, definitions }: BlockRunProps) {
-  return blocks.map((block, i) =>
+  return blocks.map((block, i) => {
     // Blocks only ever grow at the end while streaming: their index is their identity.
-    i === live ? (
-      <MarkdownBlock key={i} text={repairStreamingBlock(block)} definitions={definitions} complete={false} />
+    if (i !== live) return <MarkdownBlock key={i} text={block} definitions={definitions} complete />
+    const fence = openFence(block)
+    return fence ? (
+      <CodeBlock key={i} code={fence.code} tag={fence.tag} complete={false} />
     ) : (
-      <MarkdownBlock key={i} text={block} definitions={definitions} complete />
-    ),
-  )
+      <MarkdownBlock key={i} text={repairStreamingBlock(block)} definitions={definitions} complete={false} />
+    )
+  })
 })
 
 /**
