@@ -69,11 +69,15 @@ function Image({ src, alt }: ComponentProps<'img'> & ExtraProps) {
   )
 }
 
-/** A GFM task list item's box: shown, not editable, and named so it is not an unlabelled field. */
+/**
+ * A GFM task list item's box: shown, not editable. Drawn rather than a disabled `<input>`, which
+ * browsers grey out until a ticked box can hardly be told from an empty one; it keeps the
+ * checkbox role, state and a name for screen readers.
+ */
 function TaskBox({ type, checked }: ComponentProps<'input'> & ExtraProps) {
   const { t } = useTranslation()
   if (type !== 'checkbox') return null
-  return <input type="checkbox" className="md-task" checked={Boolean(checked)} disabled readOnly aria-label={t('markdown.task')} />
+  return <span role="checkbox" className="md-task" aria-checked={Boolean(checked)} aria-disabled="true" aria-label={t('markdown.task')} />
 }
 
 /** Tables keep their width and scroll sideways inside the reply. */
