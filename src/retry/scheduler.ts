@@ -5,7 +5,7 @@
  * page wakes, and hands the UI one snapshot per session. No React here: components subscribe.
  */
 import { createActor, type ActorRefFrom } from 'xstate'
-import { z } from 'zod'
+import { z } from 'zod/mini'
 import type { KeyedStore } from '../storage/keyed-store'
 import type { DaemonClient } from '../wire/http'
 import type { Message } from '../wire/types'

@@ -3,7 +3,7 @@
  * The schemas check every payload at the boundary; the types are inferred from them so the two
  * cannot drift. `mocks/` imports only the types and the code lists from here.
  */
-import { z } from 'zod'
+import { z } from 'zod/mini'
 
 /** Classes the tier 2 scheduler may retry on its own. */
 export const TRANSIENT_RETRY_CLASSES = ['rate_limited', 'overloaded', 'unavailable', 'network', 'timeout'] as const
@@ -72,8 +72,8 @@ export const DERIVED_TITLE_LENGTH = 80
 export const TIER1_MAX_ATTEMPTS = 3
 export const TIER1_WINDOW_MS = 30_000
 
-const id = z.string().min(1)
-const epochMs = z.number().finite()
+const id = z.string().check(z.minLength(1))
+const epochMs = z.number()
 
 export const sessionSchema = z.object({
   id,
@@ -94,7 +94,7 @@ export const retryClassificationSchema = z.object({
   retry_class: z.string(),
   // null, a string or a number JSON turns into Infinity must not cost the operator the whole
   // conversation: it reads as "no provider time", and the normal wait applies.
-  retry_after_until: z.number().finite().optional().catch(undefined),
+  retry_after_until: z.catch(z.optional(z.number()), undefined),
 })
 export type RetryClassification = z.infer<typeof retryClassificationSchema>
 
@@ -111,13 +111,13 @@ export const messageSchema = z.object({
   content: z.string(),
   created_at: epochMs,
   superseded: z.boolean(),
-  client_message_id: z.string().optional(),
-  reply_to: z.string().optional(),
-  run_id: z.string().optional(),
-  status: messageStatusSchema.optional(),
-  error: wireErrorSchema.optional(),
+  client_message_id: z.optional(z.string()),
+  reply_to: z.optional(z.string()),
+  run_id: z.optional(z.string()),
+  status: z.optional(messageStatusSchema),
+  error: z.optional(wireErrorSchema),
   // A classification that cannot be read is no classification: the reply loads, and never arms tier 2.
-  retry: retryClassificationSchema.optional().catch(undefined),
+  retry: z.catch(z.optional(retryClassificationSchema), undefined),
 })
 export type Message = z.infer<typeof messageSchema>
 
@@ -130,8 +130,8 @@ export const runSchema = z.object({
   anchor_message_id: id,
   reply_message_id: id,
   status: runStatusSchema,
-  error: wireErrorSchema.optional(),
-  retry: retryClassificationSchema.optional(),
+  error: z.optional(wireErrorSchema),
+  retry: z.optional(retryClassificationSchema),
 })
 export type Run = z.infer<typeof runSchema>
 
@@ -155,8 +155,8 @@ export const streamEventSchemas = {
   queued: z.object({ position: z.number() }),
   start: z.object({ message_id: id }),
   retrying: z.object({
-    attempt: z.number().int().min(2),
-    max_attempts: z.number().int().min(1),
+    attempt: z.int().check(z.minimum(2)),
+    max_attempts: z.int().check(z.minimum(1)),
     retry_at: epochMs,
     code: z.string(),
   }),
