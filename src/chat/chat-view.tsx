@@ -15,6 +15,9 @@ import { SessionAnnouncer } from './session-announcer'
 import { useChatRuntime } from './runtime'
 import { Transcript } from './transcript'
 import { buildTranscript, isActive, regenerateImpact } from './transcript-model'
+import { useShortcuts } from './use-core'
+import { overlay } from '../live/live-runs'
+import { isCancellable, retryView } from '../retry/view'
 
 /**
  * One session: its history (server state) fed to the core's stream follower and retry
@@ -76,6 +79,27 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
     [history, regenerateNow],
   )
   const stopRun = useCallback((runId: string) => stop.mutate(runId), [stop])
+
+  // The session's shortcuts act on the reply at the end of the conversation.
+  useShortcuts((id) => {
+    if (id !== 'stopOrCancel' && id !== 'retryOrRegenerate') return false
+    const tail = (history ?? []).findLast((m) => !m.superseded)
+    if (!tail || tail.role !== 'agent' || !tail.reply_to) return false
+    const anchorId = tail.reply_to
+    const snapshot = runtime.retry.snapshot(sessionId).get(anchorId)
+    const view = snapshot ? retryView(snapshot, runtime.clock.now()) : undefined
+    const shown = overlay(tail, runtime.live.get(tail.run_id))
+    if (id === 'stopOrCancel') {
+      if (view && isCancellable(view.status)) runtime.retry.cancel(sessionId, anchorId)
+      else if (isActive(shown) && tail.run_id) stopRun(tail.run_id)
+      else return false
+      return true
+    }
+    if (view && (view.status === 'armed' || view.status === 'paused')) runtime.retry.retryNow(sessionId, anchorId)
+    else if (!isActive(shown) && !(view && isCancellable(view.status))) requestRegenerate(anchorId)
+    else return false
+    return true
+  })
 
   if (messagesResult.isError) {
     const error = messagesResult.error
