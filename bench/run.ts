@@ -118,6 +118,9 @@ const uptime = () => {
 
 // --- Figures per scenario ------------------------------------------------------------------
 
+/** How long after the last delta a subject may take to show the final text before the run gives up on it. */
+const FINAL_CAP_MS = 30_000
+
 const STREAM_FIGURES: Figure[] = [
   { key: 'busyMs', label: 'main-thread busy', unit: 'ms', digits: 0, read: field('busyMs') },
   { key: 'scriptMs', label: '… of which script', unit: 'ms', digits: 0, read: field('scriptMs') },
@@ -128,6 +131,7 @@ const STREAM_FIGURES: Figure[] = [
   { key: 'rafP99Ms', label: 'rAF interval p99', unit: 'ms', read: field('rafP99Ms') },
   { key: 'firstDeltaMs', label: 'first delta → on screen', unit: 'ms', digits: 0, read: field('firstDeltaMs') },
   { key: 'finalMs', label: 'last delta → final text on screen', unit: 'ms', digits: 0, read: field('finalMs') },
+  { key: 'finalMissing', label: `final text still missing after ${FINAL_CAP_MS / 1000} s (0/1)`, unit: '', digits: 0, read: field('finalMissing') },
   { key: 'peakHeapMB', label: 'peak JS heap', unit: 'MB', read: field('peakHeapMB') },
   { key: 'heapBeforeMB', label: 'JS heap before the send', unit: 'MB', read: field('heapBeforeMB') },
   { key: 'attachMs', label: 'send → event stream opened', unit: 'ms', digits: 0, read: field('attachMs') },
@@ -162,11 +166,16 @@ const TYPING_FIGURES: Figure[] = [
 ]
 
 const RETRY_FIGURES: Figure[] = [
-  { key: 'heapGrowthKB', label: 'heap growth after GC', unit: 'KB', digits: 0, read: field('heapGrowthKB') },
   { key: 'heapBeforeMB', label: 'heap after GC, before', unit: 'MB', digits: 2, read: field('heapBeforeMB') },
   { key: 'heapAfterMB', label: 'heap after GC, after', unit: 'MB', digits: 2, read: field('heapAfterMB') },
+  { key: 'heapGrowthKB', label: 'heap growth after GC', unit: 'KB', digits: 0, read: field('heapGrowthKB') },
+  { key: 'heapGrowthArmCancelKB', label: '… over the arm/cancel cycles', unit: 'KB', digits: 0, read: field('heapGrowthArmCancelKB') },
+  { key: 'heapGrowthDispatchFailKB', label: '… over the arm/dispatch/fail cycles', unit: 'KB', digits: 0, read: field('heapGrowthDispatchFailKB') },
+  { key: 'heapAfterDisposeMB', label: 'heap after GC, scheduler disposed', unit: 'MB', digits: 2, read: field('heapAfterDisposeMB') },
   { key: 'timersLeft', label: 'timers left', unit: 'count', digits: 0, read: field('timersLeft') },
   { key: 'listenersLeft', label: 'listeners left', unit: 'count', digits: 0, read: field('listenersLeft') },
+  { key: 'timersLeftAfterDispose', label: 'timers left after dispose', unit: 'count', digits: 0, read: field('timersLeftAfterDispose') },
+  { key: 'listenersLeftAfterDispose', label: 'listeners left after dispose', unit: 'count', digits: 0, read: field('listenersLeftAfterDispose') },
   { key: 'cycles', label: 'cycles', unit: 'count', digits: 0, read: field('cycles') },
   { key: 'durationMs', label: 'time for all cycles', unit: 'ms', digits: 0, read: field('durationMs') },
 ]
@@ -325,7 +334,7 @@ async function main() {
 
     const streamScenario = async (key: 'stream20' | 'stream10k', history: typeof shortHistory, title: string) => {
       const results = await runBrowserScenario(key, opts.runs, SUBJECTS, STREAM_FIGURES, async (s) => {
-        const r = await streamRun(b(), d(), s, history, { ...stream, loadTimeoutMs: 240_000 })
+        const r = await streamRun(b(), d(), s, history, { ...stream, loadTimeoutMs: 240_000, finalCapMs: FINAL_CAP_MS })
         noteUnexpected()
         return r
       })
@@ -390,7 +399,7 @@ async function main() {
 
     if (opts.only.has('typing')) {
       const results = await runBrowserScenario('typing', opts.runs, SUBJECTS, TYPING_FIGURES, async (s) => {
-        const r = await streamRun(b(), d(), s, shortHistory, { ...stream, loadTimeoutMs: 120_000 }, { text: size.typing, delayMs: size.typingDelayMs })
+        const r = await streamRun(b(), d(), s, shortHistory, { ...stream, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }, { text: size.typing, delayMs: size.typingDelayMs })
         noteUnexpected()
         return r
       })

@@ -27,6 +27,8 @@ export type StreamSettings = {
   firstTokenMs: number
   /** How long to wait for the history before the send (ms). */
   loadTimeoutMs: number
+  /** How long after the last delta to wait for the final text before giving up on it (ms). */
+  finalCapMs: number
 }
 
 /** The composer is `#composer-input` in both apps; Enter sends. */
@@ -59,17 +61,20 @@ async function load(p: BenchPage, daemon: FakeDaemon, subject: Subject, timeoutM
 }
 
 export type StreamResult = {
-  busyMs: number
-  scriptMs: number
-  layoutMs: number
-  styleMs: number
-  longTaskCount: number
-  longTaskTotalMs: number
-  longTaskMaxMs: number
+  busyMs: number | undefined
+  scriptMs: number | undefined
+  layoutMs: number | undefined
+  styleMs: number | undefined
+  longTaskCount: number | undefined
+  longTaskTotalMs: number | undefined
+  longTaskMaxMs: number | undefined
   rafP95Ms: number | undefined
   rafP99Ms: number | undefined
+  /** Lower bounds when the marker never showed (then finalMissing is true). */
   firstDeltaMs: number
   finalMs: number
+  /** The final text was not on screen `finalCapMs` after the last delta. */
+  finalMissing: boolean
   peakHeapMB: number | undefined
   heapBeforeMB: number
   /** Rebound: from the send's arrival at the daemon to its event-stream request. */
@@ -134,28 +139,34 @@ export async function streamRun(
         }
       }
       const record = await daemon.waitForDone(streamBudgetMs + 120_000)
-      const first = await p.painted(FIRST_MARKER, 60_000)
-      const last = await p.painted(LAST_MARKER, 120_000)
-      await sleep(TAIL_MS)
-      const after = await p.metrics()
-      const to = await p.now()
+      // A subject that falls far behind is not waited for without end: past the cap, the final
+      // text counts as late by (at least) the time waited, and the run is flagged.
+      const deadline = (record.lastDeltaAt ?? Date.now()) + settings.finalCapMs
+      const last = await p.painted(LAST_MARKER, Math.max(1, deadline - Date.now())).catch(() => undefined)
+      const first = await p.painted(FIRST_MARKER, 1).catch(() => undefined)
+      const gaveUpAt = Date.now()
+      if (last) await sleep(TAIL_MS)
+      // A page stuck in a long task answers late or never: what cannot be read stays undefined.
+      const after = await withTimeout(p.metrics(), 30_000, 'the page metrics').catch(() => undefined)
+      const to = await withTimeout(p.now(), 30_000, 'the page clock').catch(() => undefined)
       const samples = await heap.stop()
-      const win = await p.window(from, to)
-      const longTasks = win.longTasks.map((t) => t.duration)
-      const frameGaps = intervals(win.frames)
-      const ms = (name: string) => ((after[name] ?? 0) - (before[name] ?? 0)) * 1000
+      const win = to === undefined ? undefined : await withTimeout(p.window(from, to), 30_000, 'the probe').catch(() => undefined)
+      const longTasks = win?.longTasks.map((t) => t.duration)
+      const frameGaps = win ? intervals(win.frames) : []
+      const ms = (name: string) => (after ? ((after[name] ?? 0) - (before[name] ?? 0)) * 1000 : undefined)
       return {
         busyMs: ms('TaskDuration'),
         scriptMs: ms('ScriptDuration'),
         layoutMs: ms('LayoutDuration'),
         styleMs: ms('RecalcStyleDuration'),
-        longTaskCount: longTasks.length,
-        longTaskTotalMs: longTasks.reduce((a, b) => a + b, 0),
-        longTaskMaxMs: longTasks.length ? Math.max(...longTasks) : 0,
+        longTaskCount: longTasks?.length,
+        longTaskTotalMs: longTasks?.reduce((a, b) => a + b, 0),
+        longTaskMaxMs: longTasks ? Math.max(0, ...longTasks) : undefined,
         rafP95Ms: percentile(frameGaps, 95),
         rafP99Ms: percentile(frameGaps, 99),
-        firstDeltaMs: first.paintedWall - (record.firstDeltaAt ?? NaN),
-        finalMs: last.paintedWall - (record.lastDeltaAt ?? NaN),
+        firstDeltaMs: (first?.paintedWall ?? gaveUpAt) - (record.firstDeltaAt ?? NaN),
+        finalMs: (last?.paintedWall ?? gaveUpAt) - (record.lastDeltaAt ?? NaN),
+        finalMissing: !last,
         peakHeapMB: samples.length ? Math.max(...samples) / 2 ** 20 : undefined,
         heapBeforeMB: (before.JSHeapUsedSize ?? NaN) / 2 ** 20,
         attachMs: record.attachAt !== undefined ? record.attachAt - record.postAt : undefined,
