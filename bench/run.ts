@@ -7,11 +7,14 @@
  *   npm run bench                       3 runs of every scenario, medians (several minutes)
  *   npm run bench -- --quick            1 short run of each, nothing judged (seconds, for CI)
  *   npm run bench -- --runs 5 --only stream20,history --no-build --save-baseline
+ *   npm run bench -- --report bench/baseline.json   the tables of saved results, medians re-taken
+ *   npm run bench -- --report bench/results.json --save-baseline   promote saved results to the baseline
+ *   npm run bench -- --only stream20 --runs 1 --trace   Chrome traces in bench/.out/traces (see trace-summary.ts)
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser } from '@playwright/test'
 import { launchBrowser, withTimeout } from './browser'
@@ -30,10 +33,10 @@ const PEER_DIR = join(OUT, 'peer')
 const SCENARIOS = ['bundle', 'stream20', 'stream10k', 'history', 'typing', 'retry'] as const
 type ScenarioKey = (typeof SCENARIOS)[number]
 
-type Options = { quick: boolean; runs: number; only: Set<ScenarioKey>; build: boolean; out: string; saveBaseline: boolean }
+type Options = { quick: boolean; runs: number; only: Set<ScenarioKey>; build: boolean; out: string; saveBaseline: boolean; report?: string; trace: boolean }
 
 function parseArgs(argv: string[]): Options {
-  const opts: Options = { quick: false, runs: 3, only: new Set(SCENARIOS), build: true, out: join(BENCH, 'results.json'), saveBaseline: false }
+  const opts: Options = { quick: false, runs: 3, only: new Set(SCENARIOS), build: true, out: join(BENCH, 'results.json'), saveBaseline: false, trace: false }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const value = () => {
@@ -50,12 +53,15 @@ function parseArgs(argv: string[]): Options {
     } else if (arg === '--no-build') opts.build = false
     else if (arg === '--out') opts.out = value()
     else if (arg === '--save-baseline') opts.saveBaseline = true
+    else if (arg === '--report') opts.report = value()
+    else if (arg === '--trace') opts.trace = true
     else if (arg === '--help' || arg === '-h') {
       console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('*/')[0])
       process.exit(0)
     } else throw new Error(`unknown argument ${arg}`)
   }
   if (opts.quick) opts.runs = 1
+  if (opts.trace && opts.saveBaseline && !opts.report) throw new Error('a traced run is slowed by the trace: it cannot be the baseline')
   return opts
 }
 
@@ -124,6 +130,8 @@ const FINAL_CAP_MS = 30_000
 const STREAM_FIGURES: Figure[] = [
   { key: 'busyMs', label: 'main-thread busy', unit: 'ms', digits: 0, read: field('busyMs') },
   { key: 'scriptMs', label: '… of which script', unit: 'ms', digits: 0, read: field('scriptMs') },
+  { key: 'layoutMs', label: '… of which layout', unit: 'ms', digits: 0, read: field('layoutMs') },
+  { key: 'styleMs', label: '… of which style', unit: 'ms', digits: 0, read: field('styleMs') },
   { key: 'longTaskCount', label: 'long tasks', unit: 'count', digits: 0, read: field('longTaskCount') },
   { key: 'longTaskTotalMs', label: 'long tasks, total', unit: 'ms', digits: 0, read: field('longTaskTotalMs') },
   { key: 'longTaskMaxMs', label: 'longest task', unit: 'ms', digits: 0, read: field('longTaskMaxMs') },
@@ -182,21 +190,25 @@ const RETRY_FIGURES: Figure[] = [
 
 type ScenarioResults = Partial<Record<SubjectKey, SubjectRuns<Record<string, unknown>>>>
 
+/** Set by SIGINT/SIGTERM: no further run starts while the browser and the daemon are closed. */
+let interrupted = false
+
 async function runBrowserScenario(
   name: string,
   runs: number,
   subjects: Subject[],
   figures: Figure[],
-  once: (subject: Subject) => Promise<Record<string, unknown>>,
+  once: (subject: Subject, run: number) => Promise<Record<string, unknown>>,
 ): Promise<ScenarioResults> {
   const collected: Partial<Record<SubjectKey, Array<RunOutcome<Record<string, unknown>>>>> = {}
   // Subjects take turns within each round, so a change in the machine's load spreads over all of them.
   for (let i = 1; i <= runs; i++) {
     for (const subject of subjects) {
+      if (interrupted) throw new Error('interrupted')
       const started = Date.now()
       let outcome: RunOutcome<Record<string, unknown>>
       try {
-        outcome = { ok: true, ...(await once(subject)) }
+        outcome = { ok: true, ...(await once(subject, i)) }
         log(`${name} ${subject.label} run ${i}/${runs}: ${summary(outcome, figures)} (${((Date.now() - started) / 1000).toFixed(1)} s)`)
       } catch (error) {
         outcome = { ok: false, error: error instanceof Error ? error.message : String(error) }
@@ -246,36 +258,40 @@ async function runRetryCycles(cycles: number): Promise<RunOutcome<Record<string,
   })
 }
 
-async function main() {
-  const opts = parseArgs(process.argv.slice(2))
-  const size = sizes(opts.quick)
-  const loadAtStart = uptime()
-  const startedAt = new Date()
-  log(`${opts.quick ? 'quick' : 'full'} benchmark, ${opts.runs} run(s) per scenario; ${loadAtStart}`)
+type Settings = ReturnType<typeof sizes> & { firstTokenMs: number; replyCharacters: number; longHistoryWithSuperseded: number }
 
-  if (opts.build) {
-    log('building the production app into bench/.out/app')
-    viteBuild(['--outDir', APP_DIR, '--emptyOutDir', '--logLevel', 'warn'])
-    log('building the peer into bench/.out/peer')
-    viteBuild(['--config', join(BENCH, 'peer', 'vite.config.ts')])
-  }
-  for (const dir of [APP_DIR, PEER_DIR]) if (!existsSync(join(dir, 'index.html'))) throw new Error(`${dir}/index.html is missing: run without --no-build`)
+type Results = {
+  date: string
+  mode: 'quick' | 'full'
+  runsPerScenario: number
+  machine: Record<string, unknown> & { cpu?: string; cores?: number; loadAtStart?: string; loadAtEnd?: string }
+  versions: Record<string, unknown> & { chromium?: string; node?: string; rebound?: { commit?: string; branch?: string; dirty?: boolean } }
+  settings: Settings
+  unexpectedRequests: Record<string, number>
+  budgets?: Array<Omit<Budget, 'holds'> & { holds: boolean | null }>
+  /** What a reader must know about how these results came about (e.g. a scenario taken again). */
+  notes?: string[]
+  scenarios: { bundle?: BundleResult } & Partial<Record<Exclude<ScenarioKey, 'bundle'>, ScenarioResults>>
+}
 
-  const scenarios: Record<string, unknown> = {}
+const FIGURES: Record<Exclude<ScenarioKey, 'bundle'>, Figure[]> = {
+  stream20: STREAM_FIGURES,
+  stream10k: STREAM_FIGURES,
+  history: HISTORY_FIGURES,
+  typing: TYPING_FIGURES,
+  retry: RETRY_FIGURES,
+}
+
+/** The tables and budgets of a set of results (just measured, or read back with --report). */
+function describe(results: Results, baseline: Results | undefined): { tables: string[]; budgets: Budget[] } {
+  const { scenarios, settings: size } = results
   const tables: string[] = []
   const budgets: Budget[] = []
-  const baselinePath = join(BENCH, 'baseline.json')
-  const baseline =
-    !opts.saveBaseline && existsSync(baselinePath)
-      ? (JSON.parse(readFileSync(baselinePath, 'utf8')) as { scenarios?: Record<string, { rebound?: { median?: Record<string, number> } }> })
-      : undefined
-  const baseFor = (name: string) => baseline?.scenarios?.[name]?.rebound?.median
-  let failed = 0
+  const baseFor = (name: Exclude<ScenarioKey, 'bundle'>) => baseline?.scenarios[name]?.rebound?.median as Record<string, number> | undefined
+  const n = (v: number) => v.toLocaleString('en-US')
 
-  let bundle: BundleResult | undefined
-  if (opts.only.has('bundle')) {
-    bundle = measureBundle(APP_DIR)
-    scenarios.bundle = bundle
+  const bundle = scenarios.bundle
+  if (bundle) {
     const kb = (b: number) => fmt(b / 1024, 1)
     tables.push(
       [
@@ -296,6 +312,155 @@ async function main() {
     )
   }
 
+  for (const key of ['stream20', 'stream10k'] as const) {
+    const r = scenarios[key]
+    if (!r) continue
+    const messages = key === 'stream20' ? size.shortHistory : size.longHistory
+    tables.push(
+      tableFor(
+        `Stream: ${n(messages)} history messages, one reply of ${n(size.deltas)} deltas (${n(size.replyCharacters)} characters) at ${n(size.rate)}/s`,
+        STREAM_FIGURES,
+        r,
+        baseFor(key),
+      ),
+    )
+    const m = (k: SubjectKey, f: string) => r[k]?.median[f]
+    const label = `stream, ${n(messages)} messages`
+    const peerBusy = m('peerThrottled', 'busyMs')
+    const peerHeap = m('peerThrottled', 'peakHeapMB')
+    budgets.push(
+      { scenario: label, name: 'no long task over 50 ms', value: `${fmt(m('rebound', 'longTaskCount'), 0)} long tasks`, holds: atMost(m('rebound', 'longTaskCount'), 0) },
+      { scenario: label, name: 'rAF interval p99 ≤ 20 ms', value: `${fmt(m('rebound', 'rafP99Ms'))} ms`, holds: atMost(m('rebound', 'rafP99Ms'), 20) },
+      { scenario: label, name: 'final text within 50 ms of the last delta', value: `${fmt(m('rebound', 'finalMs'), 0)} ms`, holds: atMost(m('rebound', 'finalMs'), 50) },
+      {
+        scenario: label,
+        name: 'peak heap ≤ 2× the throttled peer’s',
+        value: `${fmt(m('rebound', 'peakHeapMB'))} MB vs ${fmt(peerHeap)} MB`,
+        holds: atMost(m('rebound', 'peakHeapMB'), peerHeap === undefined ? undefined : 2 * peerHeap),
+      },
+      {
+        scenario: label,
+        name: 'main-thread busy ≤ half the throttled peer’s',
+        value: `${fmt(m('rebound', 'busyMs'), 0)} ms vs ${fmt(peerBusy, 0)} ms`,
+        holds: atMost(m('rebound', 'busyMs'), peerBusy === undefined ? undefined : peerBusy / 2),
+      },
+    )
+  }
+
+  const history = scenarios.history
+  if (history) {
+    tables.push(
+      tableFor(
+        `History: a ${n(size.longHistory)}-message session (${n(size.longHistoryWithSuperseded - size.longHistory)} more superseded), scrolled top and back in ${size.scrollSteps} jumps each way`,
+        HISTORY_FIGURES,
+        history,
+        baseFor('history'),
+      ),
+    )
+    const m = (k: SubjectKey, f: string) => history[k]?.median[f]
+    const peerLoad = m('peerThrottled', 'lastPaintedMs')
+    budgets.push(
+      { scenario: 'history', name: '< 60 message rows in the DOM', value: `${fmt(m('rebound', 'rows'), 0)} rows`, holds: below(m('rebound', 'rows'), 60) },
+      {
+        scenario: 'history',
+        name: 'last message painted in ≤ half the peer’s time',
+        value: `${fmt(m('rebound', 'lastPaintedMs'), 0)} ms vs ${fmt(peerLoad, 0)} ms`,
+        holds: atMost(m('rebound', 'lastPaintedMs'), peerLoad === undefined ? undefined : peerLoad / 2),
+      },
+      { scenario: 'history', name: 'no long task while scrolling', value: `${fmt(m('rebound', 'scrollLongTaskCount'), 0)} long tasks`, holds: atMost(m('rebound', 'scrollLongTaskCount'), 0) },
+    )
+  }
+
+  const typing = scenarios.typing
+  if (typing) {
+    tables.push(tableFor(`Typing while streaming: ${size.typing.length} characters into the composer during the ${size.shortHistory}-message stream`, TYPING_FIGURES, typing, baseFor('typing')))
+    const m = (f: string) => typing.rebound?.median[f]
+    budgets.push(
+      { scenario: 'typing', name: 'keydown → paint p95 < 24 ms', value: `${fmt(m('p95Ms'))} ms`, holds: below(m('p95Ms'), 24) },
+      { scenario: 'typing', name: 'no key over 50 ms', value: `${fmt(m('over50'), 0)} keys`, holds: atMost(m('over50'), 0) },
+    )
+  }
+
+  const retry = scenarios.retry
+  if (retry) {
+    const first = retry.rebound?.runs[0]
+    const target = first?.ok ? String((first as Record<string, unknown>).target ?? '') : ''
+    tables.push(
+      tableFor(
+        `Retry cycles: ${n(size.retryCycles)} arm/cancel and ${n(size.retryCycles)} arm/dispatch/fail cycles of the tier 2 scheduler${target ? `, on ${target}` : ''}`,
+        RETRY_FIGURES,
+        retry,
+        baseFor('retry'),
+        [SUBJECTS[0] as Subject],
+      ),
+    )
+    const m = (f: string) => retry.rebound?.median[f]
+    budgets.push(
+      { scenario: 'retry cycles', name: 'heap growth < 1 MB', value: `${fmt(m('heapGrowthKB'), 0)} KB`, holds: below(m('heapGrowthKB'), 1024) },
+      { scenario: 'retry cycles', name: 'no timers left', value: `${fmt(m('timersLeft'), 0)}`, holds: atMost(m('timersLeft'), 0) },
+      { scenario: 'retry cycles', name: 'no listeners left', value: `${fmt(m('listenersLeft'), 0)}`, holds: atMost(m('listenersLeft'), 0) },
+    )
+  }
+  return { tables, budgets }
+}
+
+function print(results: Results, baseline: Results | undefined, note: string) {
+  const { tables, budgets } = describe(results, baseline)
+  const header = [
+    `## Rebound benchmark — ${results.mode}, ${results.runsPerScenario} run(s) per scenario, medians`,
+    '',
+    `${results.date} · ${results.machine.cpu ?? '?'} × ${results.machine.cores ?? '?'} · node ${results.versions.node ?? '?'} · Chromium ${results.versions.chromium ?? 'n/a'} · Rebound ${results.versions.rebound?.commit?.slice(0, 10) ?? '?'} (${results.versions.rebound?.branch ?? '?'})`,
+    `Load at start: ${results.machine.loadAtStart ?? '?'}`,
+    `Load at end: ${results.machine.loadAtEnd ?? '?'}`,
+    ...(results.notes ?? []).map((note) => `Note: ${note}`),
+  ]
+  const unexpected = Object.entries(results.unexpectedRequests ?? {})
+  const unexpectedLines = unexpected.length ? ['', `Requests the fake daemon does not serve: ${unexpected.map(([k, c]) => `${k} ×${c}`).join('; ')}`] : []
+  console.log([...header, ...unexpectedLines, '', ...tables.flatMap((t) => [t, '']), budgetTable(budgets, results.mode !== 'quick'), '', note].join('\n'))
+  return budgets
+}
+
+/** --report FILE: the medians re-taken from the raw runs (with today's figures), and the tables. */
+function report(file: string, baseline: Results | undefined) {
+  const results = JSON.parse(readFileSync(file, 'utf8')) as Results
+  for (const [key, figures] of Object.entries(FIGURES) as Array<[Exclude<ScenarioKey, 'bundle'>, Figure[]]>) {
+    const scenario = results.scenarios[key]
+    if (!scenario) continue
+    for (const subject of Object.values(scenario)) if (subject) subject.median = medians(subject.runs, figures)
+  }
+  print(results, baseline, `Read from ${file}.`)
+  return results
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2))
+  const baselinePath = join(BENCH, 'baseline.json')
+  const baseline = !opts.saveBaseline && existsSync(baselinePath) ? (JSON.parse(readFileSync(baselinePath, 'utf8')) as Results) : undefined
+  if (opts.report) {
+    const results = report(opts.report, resolve(opts.report) === baselinePath ? undefined : baseline)
+    // Promotes saved results to the baseline, their medians re-taken with today's figures.
+    if (opts.saveBaseline) writeFileSync(baselinePath, `${JSON.stringify(results, null, 2)}\n`)
+    return
+  }
+
+  const size = sizes(opts.quick)
+  const loadAtStart = uptime()
+  // Taken before anything runs: what was measured is the tree as it was then.
+  const rebound = { commit: git(['rev-parse', 'HEAD']), branch: git(['rev-parse', '--abbrev-ref', 'HEAD']), dirty: Boolean(git(['status', '--porcelain', '--', 'src', 'index.html', 'vite.config.ts'])) }
+  const startedAt = new Date()
+  log(`${opts.quick ? 'quick' : 'full'} benchmark, ${opts.runs} run(s) per scenario; ${loadAtStart}`)
+
+  if (opts.build) {
+    log('building the production app into bench/.out/app')
+    viteBuild(['--outDir', APP_DIR, '--emptyOutDir', '--logLevel', 'warn'])
+    log('building the peer into bench/.out/peer')
+    viteBuild(['--config', join(BENCH, 'peer', 'vite.config.ts')])
+  }
+  for (const dir of [APP_DIR, PEER_DIR]) if (!existsSync(join(dir, 'index.html'))) throw new Error(`${dir}/index.html is missing: run without --no-build`)
+
+  const scenarios: Results['scenarios'] = {}
+  if (opts.only.has('bundle')) scenarios.bundle = measureBundle(APP_DIR)
+
   const needsBrowser = ['stream20', 'stream10k', 'history', 'typing'].some((s) => opts.only.has(s as ScenarioKey))
   let browser: Browser | undefined
   let daemon: FakeDaemon | undefined
@@ -307,6 +472,7 @@ async function main() {
     daemon = undefined
   }
   const onSignal = () => {
+    interrupted = true
     log('interrupted: closing the browser and the fake daemon')
     void closeAll().finally(() => process.exit(130))
   }
@@ -329,119 +495,44 @@ async function main() {
     const d = () => daemon as FakeDaemon
     const b = () => browser as Browser
     const noteUnexpected = () => {
-      for (const r of d().unexpected) unexpected.set(`${r.subject} ${r.method} ${r.path} → ${r.status}`, (unexpected.get(`${r.subject} ${r.method} ${r.path} → ${r.status}`) ?? 0) + 1)
+      for (const r of d().unexpected) {
+        const key = `${r.subject} ${r.method} ${r.path} → ${r.status}`
+        unexpected.set(key, (unexpected.get(key) ?? 0) + 1)
+      }
     }
-
-    const streamScenario = async (key: 'stream20' | 'stream10k', history: typeof shortHistory, title: string) => {
-      const results = await runBrowserScenario(key, opts.runs, SUBJECTS, STREAM_FIGURES, async (s) => {
-        const r = await streamRun(b(), d(), s, history, { ...stream, loadTimeoutMs: 240_000, finalCapMs: FINAL_CAP_MS })
+    const scenario = (key: 'stream20' | 'stream10k' | 'history' | 'typing', once: (s: Subject, trace: { tracePath?: string }) => Promise<Record<string, unknown>>) =>
+      runBrowserScenario(key, opts.runs, SUBJECTS, FIGURES[key], async (s, i) => {
+        const r = await once(s, opts.trace ? { tracePath: join(OUT, 'traces', `${key}-${s.key}-${i}.json`) } : {})
         noteUnexpected()
         return r
       })
-      scenarios[key] = results
-      tables.push(tableFor(title, STREAM_FIGURES, results, baseFor(key)))
-      const m = (k: SubjectKey, f: string) => results[k]?.median[f]
-      const label = key === 'stream20' ? `stream, ${size.shortHistory} messages` : `stream, ${size.longHistory.toLocaleString('en-US')} messages`
-      const peerBusy = m('peerThrottled', 'busyMs')
-      const peerHeap = m('peerThrottled', 'peakHeapMB')
-      budgets.push(
-        { scenario: label, name: 'no long task over 50 ms', value: `${fmt(m('rebound', 'longTaskCount'), 0)} long tasks`, holds: atMost(m('rebound', 'longTaskCount'), 0) },
-        { scenario: label, name: 'rAF interval p99 ≤ 20 ms', value: `${fmt(m('rebound', 'rafP99Ms'))} ms`, holds: atMost(m('rebound', 'rafP99Ms'), 20) },
-        { scenario: label, name: 'final text within 50 ms of the last delta', value: `${fmt(m('rebound', 'finalMs'), 0)} ms`, holds: atMost(m('rebound', 'finalMs'), 50) },
-        {
-          scenario: label,
-          name: 'peak heap ≤ 2× the throttled peer’s',
-          value: `${fmt(m('rebound', 'peakHeapMB'))} MB vs ${fmt(peerHeap)} MB`,
-          holds: atMost(m('rebound', 'peakHeapMB'), peerHeap === undefined ? undefined : 2 * peerHeap),
-        },
-        {
-          scenario: label,
-          name: 'main-thread busy ≤ half the throttled peer’s',
-          value: `${fmt(m('rebound', 'busyMs'), 0)} ms vs ${fmt(peerBusy, 0)} ms`,
-          holds: atMost(m('rebound', 'busyMs'), peerBusy === undefined ? undefined : peerBusy / 2),
-        },
-      )
-    }
 
-    const streamTitle = (n: number) =>
-      `Stream: ${n.toLocaleString('en-US')} history messages, one reply of ${size.deltas.toLocaleString('en-US')} deltas (${deltas.join('').length.toLocaleString('en-US')} characters) at ${size.rate.toLocaleString('en-US')}/s`
-    if (opts.only.has('stream20')) await streamScenario('stream20', shortHistory, streamTitle(size.shortHistory))
-    if (opts.only.has('stream10k')) await streamScenario('stream10k', longHistory, streamTitle(size.longHistory))
-
-    if (opts.only.has('history')) {
-      const results = await runBrowserScenario('history', opts.runs, SUBJECTS, HISTORY_FIGURES, async (s) => {
-        const r = await historyRun(b(), d(), s, longHistory, { loadTimeoutMs: 240_000, scrollSteps: size.scrollSteps })
-        noteUnexpected()
-        return r
-      })
-      scenarios.history = results
-      tables.push(
-        tableFor(
-          `History: a ${size.longHistory.toLocaleString('en-US')}-message session (${longHistory.length - size.longHistory} more superseded), scrolled top and back in ${size.scrollSteps} jumps each way`,
-          HISTORY_FIGURES,
-          results,
-          baseFor('history'),
-        ),
+    if (opts.only.has('stream20'))
+      scenarios.stream20 = await scenario('stream20', (s, t) => streamRun(b(), d(), s, shortHistory, { ...stream, ...t, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }))
+    if (opts.only.has('stream10k'))
+      scenarios.stream10k = await scenario('stream10k', (s, t) => streamRun(b(), d(), s, longHistory, { ...stream, ...t, loadTimeoutMs: 240_000, finalCapMs: FINAL_CAP_MS }))
+    if (opts.only.has('history'))
+      scenarios.history = await scenario('history', (s) => historyRun(b(), d(), s, longHistory, { loadTimeoutMs: 240_000, scrollSteps: size.scrollSteps }))
+    if (opts.only.has('typing'))
+      scenarios.typing = await scenario('typing', (s, t) =>
+        streamRun(b(), d(), s, shortHistory, { ...stream, ...t, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }, { text: size.typing, delayMs: size.typingDelayMs }),
       )
-      const m = (k: SubjectKey, f: string) => results[k]?.median[f]
-      const peerLoad = m('peerThrottled', 'lastPaintedMs')
-      budgets.push(
-        { scenario: 'history', name: '< 60 message rows in the DOM', value: `${fmt(m('rebound', 'rows'), 0)} rows`, holds: below(m('rebound', 'rows'), 60) },
-        {
-          scenario: 'history',
-          name: 'last message painted in ≤ half the peer’s time',
-          value: `${fmt(m('rebound', 'lastPaintedMs'), 0)} ms vs ${fmt(peerLoad, 0)} ms`,
-          holds: atMost(m('rebound', 'lastPaintedMs'), peerLoad === undefined ? undefined : peerLoad / 2),
-        },
-        { scenario: 'history', name: 'no long task while scrolling', value: `${fmt(m('rebound', 'scrollLongTaskCount'), 0)} long tasks`, holds: atMost(m('rebound', 'scrollLongTaskCount'), 0) },
-      )
-    }
-
-    if (opts.only.has('typing')) {
-      const results = await runBrowserScenario('typing', opts.runs, SUBJECTS, TYPING_FIGURES, async (s) => {
-        const r = await streamRun(b(), d(), s, shortHistory, { ...stream, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }, { text: size.typing, delayMs: size.typingDelayMs })
-        noteUnexpected()
-        return r
-      })
-      scenarios.typing = results
-      tables.push(tableFor(`Typing while streaming: ${size.typing.length} characters into the composer during the ${size.shortHistory}-message stream`, TYPING_FIGURES, results, baseFor('typing')))
-      const m = (f: string) => results.rebound?.median[f]
-      budgets.push(
-        { scenario: 'typing', name: 'keydown → paint p95 < 24 ms', value: `${fmt(m('p95Ms'))} ms`, holds: below(m('p95Ms'), 24) },
-        { scenario: 'typing', name: 'no key over 50 ms', value: `${fmt(m('over50'), 0)} keys`, holds: atMost(m('over50'), 0) },
-      )
-    }
   } finally {
     await closeAll()
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
   }
 
+  // Last, in its own node process: the scheduler's cycles.
   if (opts.only.has('retry')) {
     log(`retry cycles: ${size.retryCycles} of each kind, in node`)
     const outcome = await runRetryCycles(size.retryCycles)
     if (!outcome.ok) log(`retry cycles FAILED: ${outcome.error}`)
     else log(`retry cycles: ${summary(outcome, RETRY_FIGURES)}`)
-    const results: ScenarioResults = { rebound: { runs: [outcome], median: medians([outcome], RETRY_FIGURES) } }
-    scenarios.retry = results
-    const target = outcome.ok ? String((outcome as Record<string, unknown>).target ?? '') : ''
-    tables.push(
-      tableFor(
-        `Retry cycles: ${size.retryCycles.toLocaleString('en-US')} arm/cancel and ${size.retryCycles.toLocaleString('en-US')} arm/dispatch/fail cycles of the tier 2 scheduler${target ? ` (${target})` : ''}`,
-        RETRY_FIGURES,
-        results,
-        baseFor('retry'),
-        [SUBJECTS[0] as Subject],
-      ),
-    )
-    const m = (f: string) => results.rebound?.median[f]
-    budgets.push(
-      { scenario: 'retry cycles', name: 'heap growth < 1 MB', value: `${fmt(m('heapGrowthKB'), 0)} KB`, holds: below(m('heapGrowthKB'), 1024) },
-      { scenario: 'retry cycles', name: 'no timers left', value: `${fmt(m('timersLeft'), 0)}`, holds: atMost(m('timersLeft'), 0) },
-      { scenario: 'retry cycles', name: 'no listeners left', value: `${fmt(m('listenersLeft'), 0)}`, holds: atMost(m('listenersLeft'), 0) },
-    )
+    scenarios.retry = { rebound: { runs: [outcome], median: medians([outcome], RETRY_FIGURES) } }
   }
 
+  let failed = 0
   for (const [name, value] of Object.entries(scenarios)) {
     if (name === 'bundle') continue
     for (const [subject, runs] of Object.entries(value as ScenarioResults)) {
@@ -451,11 +542,9 @@ async function main() {
     }
   }
 
-  const loadAtEnd = uptime()
   const cpus = os.cpus()
-  const results = {
+  const results: Results = {
     date: startedAt.toISOString(),
-    finished: new Date().toISOString(),
     mode: opts.quick ? 'quick' : 'full',
     runsPerScenario: opts.runs,
     machine: {
@@ -464,11 +553,12 @@ async function main() {
       memoryGB: Math.round(os.totalmem() / 2 ** 30),
       os: `${os.type()} ${os.release()}`,
       loadAtStart,
-      loadAtEnd,
+      loadAtEnd: uptime(),
       loadavgAtEnd: os.loadavg(),
+      finished: new Date().toISOString(),
     },
     versions: {
-      rebound: { commit: git(['rev-parse', 'HEAD']), branch: git(['rev-parse', '--abbrev-ref', 'HEAD']), dirty: Boolean(git(['status', '--porcelain', '--', 'src', 'index.html', 'vite.config.ts'])) },
+      rebound,
       node: process.version,
       chromium: chromiumVersion,
       playwright: pkgVersion('@playwright/test'),
@@ -482,21 +572,13 @@ async function main() {
     },
     settings: { ...size, firstTokenMs: stream.firstTokenMs, replyCharacters: deltas.join('').length, longHistoryWithSuperseded: longHistory.length },
     unexpectedRequests: Object.fromEntries(unexpected),
-    budgets: budgets.map((b) => ({ ...b, holds: opts.quick ? null : (b.holds ?? null) })),
     scenarios,
   }
+  const { budgets } = describe(results, baseline)
+  results.budgets = budgets.map((b) => ({ ...b, holds: opts.quick ? null : (b.holds ?? null) }))
   writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`)
   if (opts.saveBaseline) writeFileSync(baselinePath, `${JSON.stringify(results, null, 2)}\n`)
-
-  const header = [
-    `## Rebound benchmark — ${results.mode}, ${opts.runs} run(s) per scenario, medians`,
-    '',
-    `${startedAt.toISOString()} · ${results.machine.cpu} × ${results.machine.cores} · node ${process.version} · Chromium ${chromiumVersion ?? 'n/a'} · Rebound ${results.versions.rebound.commit?.slice(0, 10) ?? '?'} (${results.versions.rebound.branch ?? '?'})`,
-    `Load at start: ${loadAtStart}`,
-    `Load at end: ${loadAtEnd}`,
-  ]
-  const unexpectedLines = unexpected.size ? ['', `Requests the fake daemon does not serve: ${[...unexpected.entries()].map(([k, n]) => `${k} ×${n}`).join('; ')}`] : []
-  console.log([...header, ...unexpectedLines, '', ...tables.flatMap((t) => [t, '']), budgetTable(budgets, !opts.quick), '', `Written to ${opts.out}${opts.saveBaseline ? ` and ${baselinePath}` : ''}.`].join('\n'))
+  print(results, baseline, `Written to ${opts.out}${opts.saveBaseline ? ` and ${baselinePath}` : ''}.`)
   if (failed) {
     log(`${failed} run(s) failed; see "error" in ${opts.out}`)
     process.exitCode = 1

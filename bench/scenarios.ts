@@ -3,6 +3,8 @@
  * its context whatever happens. The figures come back raw (milliseconds, bytes); run.ts takes
  * the medians and judges the budgets.
  */
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
 import type { Browser } from '@playwright/test'
 import { openPage, sleep, withTimeout, type BenchPage } from './browser'
 import { FIRST_MARKER, HISTORY_MARKER, LAST_MARKER, type WireMessage } from './content'
@@ -29,7 +31,12 @@ export type StreamSettings = {
   loadTimeoutMs: number
   /** How long after the last delta to wait for the final text before giving up on it (ms). */
   finalCapMs: number
+  /** Record a Chrome trace of the window into this file (slows the page: not for comparing figures). */
+  tracePath?: string
 }
+
+/** What a trace records: the main thread's tasks, V8 (GC included) and Blink's rendering steps. */
+const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'blink', 'blink.user_timing', 'loading']
 
 /** The composer is `#composer-input` in both apps; Enter sends. */
 const COMPOSER = '#composer-input'
@@ -112,6 +119,12 @@ export async function streamRun(
     const { quiet } = await load(p, daemon, subject, settings.loadTimeoutMs)
     await p.page.fill(COMPOSER, PROMPT)
     await p.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)))
+    let tracing = false
+    if (settings.tracePath) {
+      mkdirSync(dirname(settings.tracePath), { recursive: true })
+      await browser.startTracing(p.page, { path: settings.tracePath, screenshots: false, categories: TRACE_CATEGORIES })
+      tracing = true
+    }
     const before = await p.metrics()
     const from = await p.now()
     const heap = p.sampleHeap(200)
@@ -121,9 +134,9 @@ export async function streamRun(
       if (typing) {
         await p.painted(FIRST_MARKER, 60_000)
         await sleep(300)
-        await p.page.focus(COMPOSER)
+        // The composer keeps the focus after Enter in both apps; focusing again would wait on a busy page.
         const typeFrom = await p.now()
-        await withTimeout(p.page.keyboard.type(typing.text, { delay: typing.delayMs }), 120_000, 'typing')
+        await withTimeout(typeStamped(p, typing.text, typing.delayMs), 180_000, 'typing')
         await sleep(200)
         const typeTo = await p.now()
         const { events } = await p.window(typeFrom, typeTo)
@@ -150,6 +163,10 @@ export async function streamRun(
       const after = await withTimeout(p.metrics(), 30_000, 'the page metrics').catch(() => undefined)
       const to = await withTimeout(p.now(), 30_000, 'the page clock').catch(() => undefined)
       const samples = await heap.stop()
+      if (tracing) {
+        tracing = false
+        await withTimeout(browser.stopTracing(), 120_000, 'the trace').catch(() => undefined)
+      }
       const win = to === undefined ? undefined : await withTimeout(p.window(from, to), 30_000, 'the probe').catch(() => undefined)
       const longTasks = win?.longTasks.map((t) => t.duration)
       const frameGaps = win ? intervals(win.frames) : []
@@ -177,8 +194,33 @@ export async function streamRun(
       }
     } finally {
       await heap.stop()
+      if (tracing) await withTimeout(browser.stopTracing(), 120_000, 'the trace').catch(() => undefined)
     }
   })
+}
+
+/** What a key press needs on the wire: DOM `key`, `code` and Windows virtual key code. */
+function keyOf(ch: string): { key: string; code: string; windowsVirtualKeyCode: number } {
+  if (/^[a-z]$/i.test(ch)) return { key: ch, code: `Key${ch.toUpperCase()}`, windowsVirtualKeyCode: ch.toUpperCase().charCodeAt(0) }
+  if (/^[0-9]$/.test(ch)) return { key: ch, code: `Digit${ch}`, windowsVirtualKeyCode: ch.charCodeAt(0) }
+  const named: Record<string, [string, number]> = { ' ': ['Space', 32], ',': ['Comma', 188], '.': ['Period', 190], '-': ['Minus', 189], '?': ['Slash', 191] }
+  const found = named[ch]
+  if (!found) throw new Error(`the typing text may hold letters, digits and " ,.-?" only, not ${JSON.stringify(ch)}`)
+  return { key: ch, code: found[0], windowsVirtualKeyCode: found[1] }
+}
+
+/**
+ * Types `text` through CDP, each key stamped with the moment it is sent, so Event Timing's
+ * duration runs from the "press" whatever queue the key waits in (checked: a key sent during a
+ * 600 ms busy loop reports about 540 ms). Nothing here waits on the page being actionable.
+ */
+async function typeStamped(p: BenchPage, text: string, delayMs: number) {
+  for (const ch of text) {
+    const key = keyOf(ch)
+    await p.cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', ...key, text: ch, unmodifiedText: ch, timestamp: Date.now() / 1000 })
+    await p.cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', ...key, timestamp: Date.now() / 1000 })
+    await sleep(delayMs)
+  }
 }
 
 export type HistoryResult = {
