@@ -141,7 +141,12 @@ export function createRetryScheduler({ client, clock, store, refreshHistory, wak
           if (reply) actor.send({ type: 'run.settled', runId, message: reply })
         }
         // The operator wrote after this reply: its countdown must not regenerate over their message.
-        if (actor.getSnapshot().matches('armed') && !answersTail(history, anchorId)) remove(sessionId, anchorId)
+        // A scheduler at rest (settled, cancelled, refused) of an earlier reply has nothing more to
+        // show or do: its cancel is remembered in storage, so letting it go keeps one actor per
+        // session however long the conversation runs.
+        const now = actor.getSnapshot()
+        const atRest = now.matches('idle') || now.matches({ cancelled: 'quiet' }) || now.matches('refused')
+        if ((now.matches('armed') || atRest) && !answersTail(history, anchorId)) remove(sessionId, anchorId)
       }
     },
     retryNow(sessionId: string, anchorId: string): void {
