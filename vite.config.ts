@@ -38,7 +38,13 @@ export default defineConfig(({ command, mode }) => {
       __MOCK_DAEMON__: JSON.stringify(mock),
       __API_BASE__: JSON.stringify(apiBase),
     },
-    // React, TanStack Query, XState, i18next and zod together are ~150 kB gzipped; one chunk is fine.
+    // The Markdown renderer and the highlighter load lazily, so the dev server would find their
+    // dependencies only when the first reply renders and then reload the page mid-conversation:
+    // crawl the lazy modules up front instead.
+    optimizeDeps: {
+      entries: ['index.html', 'src/chat/markdown/reply-markdown.tsx', 'src/chat/markdown/highlighter.ts', 'src/chat/markdown/languages.ts'],
+    },
+    // React, TanStack Query, XState, i18next and zod/mini together are ~150 kB gzipped; one chunk is fine.
     build: { chunkSizeWarningLimit: 600 },
     server: {
       // REBOUND_PORT lets several checkouts run their dev servers (and end-to-end suites) side by side.

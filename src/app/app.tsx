@@ -3,6 +3,10 @@ import { useTranslation } from 'react-i18next'
 import { ChatView } from '../chat/chat-view'
 import { SessionsPanel } from '../chat/sessions-panel'
 import { StartView } from '../chat/start-view'
+import { useCreateSession, useSessions } from '../chat/api/use-sessions'
+import { FIND_INPUT_ID } from '../chat/find-bar'
+import { ShortcutsDialog } from '../chat/shortcuts-dialog'
+import { useShortcuts } from '../chat/use-core'
 import { SessionErrorBoundary } from './error-boundary'
 import { LanguageSwitch } from './language-switch'
 import { NARROW_LAYOUT, useMediaQuery } from './use-media-query'
@@ -54,6 +58,37 @@ export function App() {
     setFreshSession(id)
     select(id)
   }
+  const [showShortcuts, setShowShortcuts] = useState(false)
+  const sessions = useSessions()
+  const create = useCreateSession()
+  useShortcuts((id) => {
+    switch (id) {
+      case 'newSession':
+        if (!create.isPending) create.mutate(undefined, { onSuccess: (session) => started(session.id) })
+        return true
+      case 'focusComposer':
+        document.getElementById('composer-input')?.focus()
+        return true
+      case 'previousSession':
+      case 'nextSession': {
+        const list = sessions.data ?? []
+        const index = list.findIndex((s) => s.id === sessionId)
+        const next = list[id === 'nextSession' ? index + 1 : index < 0 ? list.length - 1 : index - 1]
+        if (next) select(next.id)
+        return next !== undefined
+      }
+      case 'find': {
+        const field = document.getElementById(FIND_INPUT_ID)
+        field?.focus()
+        return field !== null
+      }
+      case 'help':
+        setShowShortcuts(true)
+        return true
+      default:
+        return false
+    }
+  })
 
   return (
     <div className="app">
@@ -75,8 +110,12 @@ export function App() {
           {t('app.title')} <span className="app__tagline">{t('app.tagline')}</span>
         </h1>
         {__MOCK_DAEMON__ ? <span className="badge badge--mock">{t('app.mockMode')}</span> : null}
+        <button type="button" className="button app__shortcuts" aria-label={t('shortcuts.button')} title={t('shortcuts.button')} onClick={() => setShowShortcuts(true)}>
+          <span aria-hidden="true">?</span>
+        </button>
         <LanguageSwitch />
       </header>
+      {showShortcuts ? <ShortcutsDialog onClose={() => setShowShortcuts(false)} /> : null}
       <div className="app__body">
         <aside ref={sideRef} id={sideId} className={`app__side${panelOpen ? ' app__side--open' : ''}`} onKeyDown={onSideKeyDown}>
           <SessionsPanel currentId={sessionId} onSelect={select} onCreated={setFreshSession} />

@@ -2,6 +2,8 @@ import { useId, useState, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { Message } from '../wire/types'
 import { FailureNotice } from './failure-notice'
+import { CopyButton } from './markdown/copy-button'
+import { LazyReplyMarkdown } from './markdown/lazy-reply-markdown'
 import { isActive } from './transcript-model'
 
 export type AgentReplyProps = {
@@ -41,8 +43,8 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
         </span>
       </header>
       {message.content || status === 'streaming' ? (
-        <div className="message__body" aria-busy={status === 'streaming'}>
-          {message.content}
+        <div className="message__body message__body--markdown" aria-busy={status === 'streaming'}>
+          <LazyReplyMarkdown source={message.content} streaming={status === 'streaming'} />
           {status === 'streaming' ? <span className="caret" aria-hidden="true" /> : null}
         </div>
       ) : null}
@@ -60,6 +62,7 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
             {t('actions.regenerate')}
           </button>
         ) : null}
+        {!active && message.content ? <CopyButton text={message.content} className="button" /> : null}
         {earlier.length > 0 ? (
           <button type="button" className="button button--link" aria-expanded={showEarlier} aria-controls={earlierId} onClick={() => setShowEarlier((v) => !v)}>
             {showEarlier ? t('transcript.hideEarlierVersions') : t('transcript.earlierVersions', { count: earlier.length })}
@@ -74,14 +77,27 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
                 <span>{t('transcript.earlierVersion', { n: i + 1 })}</span>
                 <span className={`badge badge--${m.status ?? 'complete'}`}>{t(`status.${m.status ?? 'complete'}`)}</span>
               </div>
-              {m.content ? <div className="message__body">{m.content}</div> : null}
+              {m.content ? (
+                <div className="message__body message__body--markdown">
+                  <LazyReplyMarkdown source={m.content} />
+                </div>
+              ) : null}
               {m.status === 'failed' ? <FailureNotice error={m.error} /> : null}
+              {m.content ? (
+                <div className="message__actions">
+                  <CopyButton text={m.content} className="button" />
+                </div>
+              ) : null}
               {(followers[m.id] ?? []).map((f) => (
                 <div key={f.id} className="earlier__follower">
                   <div className="message__meta">
                     <span className="message__author">{f.role === 'operator' ? t('transcript.operator') : t('transcript.agent')}</span>
                   </div>
-                  {f.content ? <div className="message__body">{f.content}</div> : null}
+                  {f.content ? (
+                    <div className={`message__body${f.role === 'agent' ? ' message__body--markdown' : ''}`}>
+                      {f.role === 'agent' ? <LazyReplyMarkdown source={f.content} /> : f.content}
+                    </div>
+                  ) : null}
                 </div>
               ))}
             </li>

@@ -2,11 +2,12 @@
  * Small hooks over the React-free core: each subscribes to the one thing it shows, so a delta
  * re-renders the reply that grew and a countdown tick re-renders one line.
  */
-import { useCallback, useEffect, useState, useSyncExternalStore } from 'react'
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react'
 import type { LiveRun } from '../live/live-runs'
 import type { RetrySnapshot } from '../retry/machine'
 import type { SessionRetries } from '../retry/scheduler'
 import { useChatRuntime } from './runtime'
+import { isApple, keyPressOf, shortcutFor, type ShortcutId } from './shortcuts'
 
 /** The live record of a run while this page follows it; undefined otherwise. */
 export function useLiveRun(runId: string | undefined): LiveRun | undefined {
@@ -62,4 +63,25 @@ export function useTicker(nextTickIn: (now: number) => number | null): void {
     schedule()
     return () => clearTimeout(timer)
   }, [clock, nextTickIn])
+}
+
+/**
+ * Listens for the keyboard shortcuts on the whole page; `handle` returns true for one it acted
+ * on, and the browser's default for that key is then prevented.
+ */
+export function useShortcuts(handle: (id: ShortcutId) => boolean): void {
+  const latest = useRef(handle)
+  useEffect(() => {
+    latest.current = handle
+  }, [handle])
+  useEffect(() => {
+    const apple = isApple(navigator.platform || navigator.userAgent)
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.defaultPrevented) return
+      const id = shortcutFor(keyPressOf(event), apple)
+      if (id && latest.current(id)) event.preventDefault()
+    }
+    document.addEventListener('keydown', onKeyDown)
+    return () => document.removeEventListener('keydown', onKeyDown)
+  }, [])
 }

@@ -8,7 +8,7 @@
  * For a reload it keeps only what reattaching needs (the last event id and the text length it
  * had reached), written at most once a second and when the page goes away, never per delta.
  */
-import { z } from 'zod'
+import { z } from 'zod/mini'
 import type { KeyedStore, Slot } from '../storage/keyed-store'
 import type { Message, MessageStatus, StreamFrame, WireError } from '../wire/types'
 
@@ -48,7 +48,7 @@ export type ShownMessage = Message & {
 }
 
 /** What a reload needs to reattach to a run. */
-const reattachSchema = z.object({ sessionId: z.string(), lastEventId: z.number(), length: z.number().int().min(0) })
+const reattachSchema = z.object({ sessionId: z.string(), lastEventId: z.number(), length: z.int().check(z.minimum(0)) })
 type Reattach = z.infer<typeof reattachSchema>
 
 export const LIVE_RUN_NAMESPACE = 'live-run'

@@ -5,7 +5,7 @@
  * page wakes, and hands the UI one snapshot per session. No React here: components subscribe.
  */
 import { createActor, type ActorRefFrom } from 'xstate'
-import { z } from 'zod'
+import { z } from 'zod/mini'
 import type { KeyedStore } from '../storage/keyed-store'
 import { browserLocks, type LockManagerLike } from '../storage/locks'
 import type { DaemonClient } from '../wire/http'
@@ -213,10 +213,14 @@ export function createRetryScheduler({
           if (reply) actor.send({ type: 'run.settled', runId, message: reply })
         }
         // The operator wrote after this reply, or regenerated it (here or in another tab): its
-        // countdown must not regenerate over them.
+        // countdown must not regenerate over them. A scheduler at rest (settled, cancelled,
+        // refused) of an earlier reply has nothing more to show or do: its cancel is remembered in
+        // storage, so letting it go keeps one actor per session however long the conversation runs.
         const now = actor.getSnapshot()
         const failure = now.context.failedMessageId ? history.find((m) => m.id === now.context.failedMessageId) : undefined
-        if (now.matches('armed') && (!answersTail(history, anchorId) || failure?.superseded)) remove(sessionId, anchorId)
+        const atRest = now.matches('idle') || now.matches({ cancelled: 'quiet' }) || now.matches('refused')
+        if ((now.matches('armed') || atRest) && !answersTail(history, anchorId)) remove(sessionId, anchorId)
+        else if (now.matches('armed') && failure?.superseded) remove(sessionId, anchorId)
       }
     },
     retryNow(sessionId: string, anchorId: string): void {

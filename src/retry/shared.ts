@@ -4,7 +4,7 @@
  * deadline, what a reload restores (when history still shows the same failure at the tail), and
  * what the tab holding the dispatch lock checks so that an attempt is dispatched once.
  */
-import { z } from 'zod'
+import { z } from 'zod/mini'
 import type { KeyedStore } from '../storage/keyed-store'
 
 export const BOARD_NAMESPACE = 'retry-board'
@@ -24,12 +24,12 @@ export type BoardPhase = (typeof BOARD_PHASES)[number]
 const recordSchema = z.object({
   failureId: z.string(),
   failureCreatedAt: z.number(),
-  attempt: z.number().int().min(1),
+  attempt: z.int().check(z.minimum(1)),
   deadline: z.number(),
   paused: z.boolean(),
   phase: z.enum(BOARD_PHASES),
-  runId: z.string().optional(),
-  dispatchedAt: z.number().optional(),
+  runId: z.optional(z.string()),
+  dispatchedAt: z.optional(z.number()),
 })
 
 export type BoardRecord = z.infer<typeof recordSchema>

@@ -3,7 +3,7 @@
  * a store rather than component state: the send logic (deliver.ts) also reads and clears it, so
  * that a text is never both in the box and on its way to the daemon.
  */
-import { z } from 'zod'
+import { z } from 'zod/mini'
 import type { KeyedStore } from '../storage/keyed-store'
 
 export const DRAFT_NAMESPACE = 'draft'

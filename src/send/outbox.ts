@@ -3,7 +3,7 @@
  * text and its `client_message_id` in the keyed store, so a reload in the middle of a send neither
  * loses the text nor sends it twice (the same id is sent again and the daemon answers 409).
  */
-import { z } from 'zod'
+import { z } from 'zod/mini'
 import type { KeyedStore } from '../storage/keyed-store'
 
 export type OutboxState = 'sending' | 'not_sent'
@@ -15,16 +15,21 @@ const entrySchema = z.object({
   state: z.enum(['sending', 'not_sent']),
   createdAt: z.number(),
   /** Set once the daemon accepted it, until the message shows up in the transcript. */
-  acceptedMessageId: z.string().optional(),
+  acceptedMessageId: z.optional(z.string()),
 })
 
 export type OutboxEntry = z.infer<typeof entrySchema>
 
 /** One unreadable entry must not cost the others: each is checked on its own. */
-const entriesSchema = z.array(z.unknown()).transform((items) => items.flatMap((item) => {
-  const parsed = entrySchema.safeParse(item)
-  return parsed.success ? [parsed.data] : []
-}))
+const entriesSchema = z.pipe(
+  z.array(z.unknown()),
+  z.transform((items: unknown[]) =>
+    items.flatMap((item) => {
+      const parsed = entrySchema.safeParse(item)
+      return parsed.success ? [parsed.data] : []
+    }),
+  ),
+)
 
 export const OUTBOX_NAMESPACE = 'outbox'
 

@@ -5,7 +5,7 @@
  * as absent instead of breaking the page. When the browser's storage throws (blocked, full,
  * private mode) the value lives on in memory for as long as the page does.
  */
-import type { z } from 'zod'
+import type { z } from 'zod/mini'
 import { noTabs, type TabChannel } from './tab-channel'
 
 /** The part of the Web Storage API the store uses. */
@@ -24,7 +24,7 @@ export type Slot<T> = {
 
 export type KeyedStore = {
   /** A handle on `namespace`/`key`, read back through `schema`. */
-  slot<S extends z.ZodType>(namespace: string, key: string, schema: S): Slot<z.infer<S>>
+  slot<S extends z.ZodMiniType>(namespace: string, key: string, schema: S): Slot<z.infer<S>>
   /**
    * Calls `listener` after any write to `namespace` through this store, or through another tab's
    * store on the same backend (told over the tab channel). Returns the unsubscribe.

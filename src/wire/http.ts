@@ -2,7 +2,7 @@
  * The daemon's HTTP endpoints. Every response body is checked against the wire schema before it
  * leaves this module: callers get typed records or one of the error classes in ./errors.ts.
  */
-import type { z } from 'zod'
+import type { z } from 'zod/mini'
 import { isAbortError, MalformedPayloadError, RefusalError, TransportError } from './errors'
 import {
   API_PREFIX,
@@ -139,7 +139,7 @@ export function createDaemonClient({
     return response
   }
 
-  async function json<S extends z.ZodType>(schema: S, endpoint: string, responsePromise: Promise<Response>): Promise<z.infer<S>> {
+  async function json<S extends z.ZodMiniType>(schema: S, endpoint: string, responsePromise: Promise<Response>): Promise<z.infer<S>> {
     const response = await responsePromise
     let body: unknown
     try {

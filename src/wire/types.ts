@@ -3,7 +3,7 @@
  * The schemas check every payload at the boundary; the types are inferred from them so the two
  * cannot drift. `mocks/` imports only the types and the code lists from here.
  */
-import { z } from 'zod'
+import { z } from 'zod/mini'
 
 /** Classes the tier 2 scheduler may retry on its own. */
 export const TRANSIENT_RETRY_CLASSES = ['rate_limited', 'overloaded', 'unavailable', 'network', 'timeout'] as const
@@ -72,7 +72,7 @@ export const DERIVED_TITLE_LENGTH = 80
 export const TIER1_MAX_ATTEMPTS = 3
 export const TIER1_WINDOW_MS = 30_000
 
-const id = z.string().min(1)
+const id = z.string().check(z.minLength(1))
 /**
  * The last instant a JavaScript `Date` can hold (±8.64e15 ms, the spec's limit). A time past it
  * is not a time: Intl throws on it in the middle of a render.
@@ -82,7 +82,7 @@ export const MAX_DATE_MS = 8.64e15
 export function isValidTime(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= MAX_DATE_MS
 }
-const epochMs = z.number().refine(isValidTime, 'not a time a Date can hold')
+const epochMs = z.number().check(z.refine(isValidTime, 'not a time a Date can hold'))
 
 export const sessionSchema = z.object({
   id,
@@ -104,7 +104,7 @@ export const retryClassificationSchema = z.object({
   // null, a string or a number JSON turns into Infinity must not cost the operator the whole
   // conversation: it reads as "no provider time", and the normal wait applies.
   // A time past the last valid Date (quota:200000000000) is no time either.
-  retry_after_until: z.number().refine(isValidTime).optional().catch(undefined),
+  retry_after_until: z.catch(z.optional(epochMs), undefined),
 })
 export type RetryClassification = z.infer<typeof retryClassificationSchema>
 
@@ -121,13 +121,13 @@ export const messageSchema = z.object({
   content: z.string(),
   created_at: epochMs,
   superseded: z.boolean(),
-  client_message_id: z.string().optional(),
-  reply_to: z.string().optional(),
-  run_id: z.string().optional(),
-  status: messageStatusSchema.optional(),
-  error: wireErrorSchema.optional(),
+  client_message_id: z.optional(z.string()),
+  reply_to: z.optional(z.string()),
+  run_id: z.optional(z.string()),
+  status: z.optional(messageStatusSchema),
+  error: z.optional(wireErrorSchema),
   // A classification that cannot be read is no classification: the reply loads, and never arms tier 2.
-  retry: retryClassificationSchema.optional().catch(undefined),
+  retry: z.catch(z.optional(retryClassificationSchema), undefined),
 })
 export type Message = z.infer<typeof messageSchema>
 
@@ -140,8 +140,8 @@ export const runSchema = z.object({
   anchor_message_id: id,
   reply_message_id: id,
   status: runStatusSchema,
-  error: wireErrorSchema.optional(),
-  retry: retryClassificationSchema.optional(),
+  error: z.optional(wireErrorSchema),
+  retry: z.optional(retryClassificationSchema),
 })
 export type Run = z.infer<typeof runSchema>
 
@@ -149,23 +149,28 @@ export type Run = z.infer<typeof runSchema>
  * A list read item by item: one record that cannot be read is skipped and counted instead of
  * costing the operator every other one (a whole session hidden by one bad message).
  */
-function lenientList<S extends z.ZodType>(item: S) {
-  return z.array(z.unknown()).transform((items) => {
-    const kept: z.infer<S>[] = []
-    for (const raw of items) {
-      const parsed = item.safeParse(raw)
-      if (parsed.success) kept.push(parsed.data)
-    }
-    return { items: kept, skipped: items.length - kept.length }
-  })
+function lenientList<S extends z.ZodMiniType>(item: S) {
+  return z.pipe(
+    z.array(z.unknown()),
+    z.transform((items: unknown[]) => {
+      const kept: z.infer<S>[] = []
+      for (const raw of items) {
+        const parsed = item.safeParse(raw)
+        if (parsed.success) kept.push(parsed.data as z.infer<S>)
+      }
+      return { items: kept, skipped: items.length - kept.length }
+    }),
+  )
 }
 
-export const sessionListSchema = z
-  .object({ sessions: lenientList(sessionSchema) })
-  .transform(({ sessions }) => ({ sessions: sessions.items, skipped: sessions.skipped }))
-export const messageListSchema = z
-  .object({ messages: lenientList(messageSchema) })
-  .transform(({ messages }) => ({ messages: messages.items, skipped: messages.skipped }))
+export const sessionListSchema = z.pipe(
+  z.object({ sessions: lenientList(sessionSchema) }),
+  z.transform(({ sessions }: { sessions: { items: Session[]; skipped: number } }) => ({ sessions: sessions.items, skipped: sessions.skipped })),
+)
+export const messageListSchema = z.pipe(
+  z.object({ messages: lenientList(messageSchema) }),
+  z.transform(({ messages }: { messages: { items: Message[]; skipped: number } }) => ({ messages: messages.items, skipped: messages.skipped })),
+)
 export const sendReceiptSchema = z.object({ message_id: id, run_id: id, queued: z.boolean() })
 export type SendReceipt = z.infer<typeof sendReceiptSchema>
 export const regenerateReceiptSchema = z.object({ run_id: id, superseded: z.array(z.string()), queued: z.boolean() })
@@ -184,8 +189,8 @@ export const streamEventSchemas = {
   queued: z.object({ position: z.number() }),
   start: z.object({ message_id: id }),
   retrying: z.object({
-    attempt: z.number().int().min(2),
-    max_attempts: z.number().int().min(1),
+    attempt: z.int().check(z.minimum(2)),
+    max_attempts: z.int().check(z.minimum(1)),
     retry_at: epochMs,
     code: z.string(),
   }),

@@ -1,0 +1,602 @@
+/**
+ * `npm run bench`: builds Rebound's production app and the peer, serves both with the fake
+ * daemon on loopback, drives headless Chromium through each scenario for each subject, prints
+ * Markdown tables and writes bench/results.json. A benchmark, not a test: the budgets are printed
+ * and judged, never fail the run; it exits non-zero only when the benchmark itself could not run.
+ *
+ *   npm run bench                       3 runs of every scenario, medians (several minutes)
+ *   npm run bench -- --quick            1 short run of each, nothing judged (seconds, for CI)
+ *   npm run bench -- --runs 5 --only stream20,history --no-build --save-baseline
+ *   npm run bench -- --report bench/baseline.json   the tables of saved results, medians re-taken
+ *   npm run bench -- --report bench/results.json --save-baseline   promote saved results to the baseline
+ *   npm run bench -- --only stream20 --runs 1 --trace   Chrome traces in bench/.out/traces (see trace-summary.ts)
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Browser } from '@playwright/test'
+import { launchBrowser, withTimeout } from './browser'
+import { measureBundle, type BundleResult } from './bundle'
+import { buildHistory, replyDeltas } from './content'
+import { startFakeDaemon, type FakeDaemon } from './fake-daemon'
+import { atMost, below, budgetTable, field, fmt, medians, scenarioTable, type Budget, type Figure, type RunOutcome, type SubjectRuns } from './report'
+import { historyRun, streamRun, SUBJECTS, type Subject, type SubjectKey } from './scenarios'
+
+const BENCH = dirname(fileURLToPath(import.meta.url))
+const ROOT = dirname(BENCH)
+const OUT = join(BENCH, '.out')
+const APP_DIR = join(OUT, 'app')
+const PEER_DIR = join(OUT, 'peer')
+
+const SCENARIOS = ['bundle', 'stream20', 'stream10k', 'history', 'typing', 'retry'] as const
+type ScenarioKey = (typeof SCENARIOS)[number]
+
+type Options = { quick: boolean; runs: number; only: Set<ScenarioKey>; build: boolean; out: string; saveBaseline: boolean; report?: string; trace: boolean }
+
+function parseArgs(argv: string[]): Options {
+  const opts: Options = { quick: false, runs: 3, only: new Set(SCENARIOS), build: true, out: join(BENCH, 'results.json'), saveBaseline: false, trace: false }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    const value = () => {
+      const v = argv[++i]
+      if (v === undefined) throw new Error(`${arg} needs a value`)
+      return v
+    }
+    if (arg === '--quick') opts.quick = true
+    else if (arg === '--runs') opts.runs = Math.max(1, Number(value()) || 1)
+    else if (arg === '--only') {
+      const names = value().split(',')
+      for (const n of names) if (!(SCENARIOS as readonly string[]).includes(n)) throw new Error(`unknown scenario "${n}" (known: ${SCENARIOS.join(', ')})`)
+      opts.only = new Set(names as ScenarioKey[])
+    } else if (arg === '--no-build') opts.build = false
+    else if (arg === '--out') opts.out = value()
+    else if (arg === '--save-baseline') opts.saveBaseline = true
+    else if (arg === '--report') opts.report = value()
+    else if (arg === '--trace') opts.trace = true
+    else if (arg === '--help' || arg === '-h') {
+      console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('*/')[0])
+      process.exit(0)
+    } else throw new Error(`unknown argument ${arg}`)
+  }
+  if (opts.quick) opts.runs = 1
+  if (opts.trace && opts.saveBaseline && !opts.report) throw new Error('a traced run is slowed by the trace: it cannot be the baseline')
+  return opts
+}
+
+/** Sizes of each scenario: the full benchmark, or the quick one that only proves it still runs. */
+function sizes(quick: boolean) {
+  return quick
+    ? { deltas: 1000, rate: 2000, shortHistory: 20, longHistory: 1000, typing: 'quick typing test', typingDelayMs: 20, scrollSteps: 5, retryCycles: 50 }
+    : {
+        deltas: 20_000,
+        rate: 2000,
+        shortHistory: 20,
+        longHistory: 10_000,
+        typing: 'While this streams I keep typing a follow-up question, sixty.',
+        typingDelayMs: 60,
+        scrollSteps: 40,
+        retryCycles: 1000,
+      }
+}
+
+function log(message: string) {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`)
+}
+
+function viteBuild(args: string[]) {
+  const env = { ...process.env }
+  // The production client talks to its own origin (/api/v1) only when no daemon URL is baked in.
+  delete env.VITE_DAEMON_URL
+  const result = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', ...args], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    timeout: 300_000,
+  })
+  if (result.status !== 0) throw new Error(`vite build ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`)
+}
+
+function pkgVersion(name: string): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version
+  } catch {
+    return undefined
+  }
+}
+
+function git(args: string[]): string | undefined {
+  try {
+    return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim()
+  } catch {
+    return undefined
+  }
+}
+
+const uptime = () => {
+  try {
+    return execFileSync('uptime', { encoding: 'utf8' }).trim()
+  } catch {
+    return `load average: ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`
+  }
+}
+
+// --- Figures per scenario ------------------------------------------------------------------
+
+/** How long after the last delta a subject may take to show the final text before the run gives up on it. */
+const FINAL_CAP_MS = 30_000
+
+const STREAM_FIGURES: Figure[] = [
+  { key: 'busyMs', label: 'main-thread busy', unit: 'ms', digits: 0, read: field('busyMs') },
+  { key: 'scriptMs', label: '… of which script', unit: 'ms', digits: 0, read: field('scriptMs') },
+  { key: 'layoutMs', label: '… of which layout', unit: 'ms', digits: 0, read: field('layoutMs') },
+  { key: 'styleMs', label: '… of which style', unit: 'ms', digits: 0, read: field('styleMs') },
+  { key: 'longTaskCount', label: 'long tasks', unit: 'count', digits: 0, read: field('longTaskCount') },
+  { key: 'longTaskTotalMs', label: 'long tasks, total', unit: 'ms', digits: 0, read: field('longTaskTotalMs') },
+  { key: 'longTaskMaxMs', label: 'longest task', unit: 'ms', digits: 0, read: field('longTaskMaxMs') },
+  { key: 'rafP95Ms', label: 'rAF interval p95', unit: 'ms', read: field('rafP95Ms') },
+  { key: 'rafP99Ms', label: 'rAF interval p99', unit: 'ms', read: field('rafP99Ms') },
+  { key: 'firstDeltaMs', label: 'first delta → on screen', unit: 'ms', digits: 0, read: field('firstDeltaMs') },
+  { key: 'finalMs', label: 'last delta → final text on screen', unit: 'ms', digits: 0, read: field('finalMs') },
+  { key: 'finalMissing', label: `final text still missing after ${FINAL_CAP_MS / 1000} s (0/1)`, unit: '', digits: 0, read: field('finalMissing') },
+  { key: 'peakHeapMB', label: 'peak JS heap', unit: 'MB', read: field('peakHeapMB') },
+  { key: 'heapBeforeMB', label: 'JS heap before the send', unit: 'MB', read: field('heapBeforeMB') },
+  { key: 'attachMs', label: 'send → event stream opened', unit: 'ms', digits: 0, read: field('attachMs') },
+  { key: 'streamMs', label: 'stream length at the daemon', unit: 'ms', digits: 0, read: field('streamMs') },
+]
+
+const HISTORY_FIGURES: Figure[] = [
+  { key: 'lastPaintedMs', label: 'navigation → last message painted', unit: 'ms', digits: 0, read: field('lastPaintedMs') },
+  { key: 'loadLongTaskMaxMs', label: 'longest task while loading', unit: 'ms', digits: 0, read: field('loadLongTaskMaxMs') },
+  { key: 'rows', label: 'message rows in the DOM', unit: 'count', digits: 0, read: field('rows') },
+  { key: 'elements', label: 'elements in the DOM', unit: 'count', digits: 0, read: field('elements') },
+  { key: 'heapMB', label: 'JS heap once loaded', unit: 'MB', read: field('heapMB') },
+  { key: 'scrollMs', label: 'scroll to top and back', unit: 'ms', digits: 0, read: field('scrollMs') },
+  { key: 'scrollLongTaskCount', label: 'long tasks while scrolling', unit: 'count', digits: 0, read: field('scrollLongTaskCount') },
+  { key: 'scrollLongTaskTotalMs', label: 'long tasks while scrolling, total', unit: 'ms', digits: 0, read: field('scrollLongTaskTotalMs') },
+  { key: 'scrollLongTaskMaxMs', label: 'longest task while scrolling', unit: 'ms', digits: 0, read: field('scrollLongTaskMaxMs') },
+  { key: 'scrollRafP99Ms', label: 'rAF interval p99 while scrolling', unit: 'ms', read: field('scrollRafP99Ms') },
+  { key: 'scrollBlankSteps', label: 'scroll steps showing no row', unit: 'count', digits: 0, read: field('scrollBlankSteps') },
+  { key: 'expandMs', label: 'earlier versions: click → painted', unit: 'ms', digits: 0, read: field('expand.clickToPaintMs') },
+  { key: 'expandJumpPx', label: 'earlier versions: button moved by', unit: 'px', digits: 0, read: field('expand.jumpPx') },
+  { key: 'expandShown', label: 'earlier versions shown', unit: 'count', digits: 0, read: field('expand.versionsShown') },
+]
+
+const TYPING_FIGURES: Figure[] = [
+  { key: 'p95Ms', label: 'keydown → next paint p95', unit: 'ms', read: field('typing.p95Ms') },
+  { key: 'maxMs', label: 'keydown → next paint, slowest', unit: 'ms', read: field('typing.maxMs') },
+  { key: 'over50', label: 'keys over 50 ms', unit: 'count', digits: 0, read: field('typing.over50') },
+  { key: 'reported', label: 'keys of 16 ms or more', unit: 'count', digits: 0, read: field('typing.reported') },
+  { key: 'keys', label: 'keys typed', unit: 'count', digits: 0, read: field('typing.keys') },
+  { key: 'busyMs', label: 'main-thread busy (stream + typing)', unit: 'ms', digits: 0, read: field('busyMs') },
+  { key: 'finalMs', label: 'last delta → final text on screen', unit: 'ms', digits: 0, read: field('finalMs') },
+]
+
+const RETRY_FIGURES: Figure[] = [
+  { key: 'heapBeforeMB', label: 'heap after GC, before', unit: 'MB', digits: 2, read: field('heapBeforeMB') },
+  { key: 'heapAfterMB', label: 'heap after GC, after', unit: 'MB', digits: 2, read: field('heapAfterMB') },
+  { key: 'heapGrowthKB', label: 'heap growth after GC', unit: 'KB', digits: 0, read: field('heapGrowthKB') },
+  { key: 'heapGrowthArmCancelKB', label: '… over the arm/cancel cycles', unit: 'KB', digits: 0, read: field('heapGrowthArmCancelKB') },
+  { key: 'heapGrowthDispatchFailKB', label: '… over the arm/dispatch/fail cycles', unit: 'KB', digits: 0, read: field('heapGrowthDispatchFailKB') },
+  { key: 'heapAfterDisposeMB', label: 'heap after GC, scheduler disposed', unit: 'MB', digits: 2, read: field('heapAfterDisposeMB') },
+  { key: 'timersLeft', label: 'timers left', unit: 'count', digits: 0, read: field('timersLeft') },
+  { key: 'listenersLeft', label: 'listeners left', unit: 'count', digits: 0, read: field('listenersLeft') },
+  { key: 'timersLeftAfterDispose', label: 'timers left after dispose', unit: 'count', digits: 0, read: field('timersLeftAfterDispose') },
+  { key: 'listenersLeftAfterDispose', label: 'listeners left after dispose', unit: 'count', digits: 0, read: field('listenersLeftAfterDispose') },
+  { key: 'cycles', label: 'cycles', unit: 'count', digits: 0, read: field('cycles') },
+  { key: 'durationMs', label: 'time for all cycles', unit: 'ms', digits: 0, read: field('durationMs') },
+]
+
+type ScenarioResults = Partial<Record<SubjectKey, SubjectRuns<Record<string, unknown>>>>
+
+/** Set by SIGINT/SIGTERM: no further run starts while the browser and the daemon are closed. */
+let interrupted = false
+
+async function runBrowserScenario(
+  name: string,
+  runs: number,
+  subjects: Subject[],
+  figures: Figure[],
+  once: (subject: Subject, run: number) => Promise<Record<string, unknown>>,
+): Promise<ScenarioResults> {
+  const collected: Partial<Record<SubjectKey, Array<RunOutcome<Record<string, unknown>>>>> = {}
+  // Subjects take turns within each round, so a change in the machine's load spreads over all of them.
+  for (let i = 1; i <= runs; i++) {
+    for (const subject of subjects) {
+      if (interrupted) throw new Error('interrupted')
+      const started = Date.now()
+      let outcome: RunOutcome<Record<string, unknown>>
+      try {
+        outcome = { ok: true, ...(await once(subject, i)) }
+        log(`${name} ${subject.label} run ${i}/${runs}: ${summary(outcome, figures)} (${((Date.now() - started) / 1000).toFixed(1)} s)`)
+      } catch (error) {
+        outcome = { ok: false, error: error instanceof Error ? error.message : String(error) }
+        log(`${name} ${subject.label} run ${i}/${runs} FAILED: ${outcome.error}`)
+      }
+      ;(collected[subject.key] ??= []).push(outcome)
+    }
+  }
+  const out: ScenarioResults = {}
+  for (const [key, list] of Object.entries(collected) as Array<[SubjectKey, Array<RunOutcome<Record<string, unknown>>>]>) {
+    out[key] = { runs: list, median: medians(list, figures) }
+  }
+  return out
+}
+
+function summary(run: Record<string, unknown>, figures: Figure[]): string {
+  return figures
+    .slice(0, 4)
+    .map((f) => `${f.key}=${fmt(f.read(run), f.digits ?? 1)}`)
+    .join(' ')
+}
+
+/** Scenario 5 runs in node (its own process, with --expose-gc): see retry-cycles.ts. */
+async function runRetryCycles(cycles: number): Promise<RunOutcome<Record<string, unknown>>> {
+  const script = join(BENCH, 'retry-cycles.ts')
+  if (!existsSync(script)) return { ok: false, error: 'bench/retry-cycles.ts is missing' }
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, '--cycles', String(cycles), '--json'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    const timer = setTimeout(() => child.kill('SIGKILL'), 300_000)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      const line = stdout.trim().split('\n').at(-1) ?? ''
+      try {
+        if (code !== 0) throw new Error(`exit ${code}`)
+        resolve({ ok: true, ...(JSON.parse(line) as Record<string, unknown>) })
+      } catch (error) {
+        resolve({ ok: false, error: `retry-cycles: ${error instanceof Error ? error.message : String(error)}\n${stderr.slice(-2000)}` })
+      }
+    })
+  })
+}
+
+type Settings = ReturnType<typeof sizes> & { firstTokenMs: number; replyCharacters: number; longHistoryWithSuperseded: number }
+
+type Results = {
+  date: string
+  mode: 'quick' | 'full'
+  runsPerScenario: number
+  machine: Record<string, unknown> & { cpu?: string; cores?: number; loadAtStart?: string; loadAtEnd?: string }
+  versions: Record<string, unknown> & { chromium?: string; node?: string; rebound?: { commit?: string; branch?: string; dirty?: boolean } }
+  settings: Settings
+  unexpectedRequests: Record<string, number>
+  budgets?: Array<Omit<Budget, 'holds'> & { holds: boolean | null }>
+  /** What a reader must know about how these results came about (e.g. a scenario taken again). */
+  notes?: string[]
+  scenarios: { bundle?: BundleResult } & Partial<Record<Exclude<ScenarioKey, 'bundle'>, ScenarioResults>>
+}
+
+const FIGURES: Record<Exclude<ScenarioKey, 'bundle'>, Figure[]> = {
+  stream20: STREAM_FIGURES,
+  stream10k: STREAM_FIGURES,
+  history: HISTORY_FIGURES,
+  typing: TYPING_FIGURES,
+  retry: RETRY_FIGURES,
+}
+
+/** The tables and budgets of a set of results (just measured, or read back with --report). */
+function describe(results: Results, baseline: Results | undefined): { tables: string[]; budgets: Budget[] } {
+  const { scenarios, settings: size } = results
+  const tables: string[] = []
+  const budgets: Budget[] = []
+  const baseFor = (name: Exclude<ScenarioKey, 'bundle'>) => baseline?.scenarios[name]?.rebound?.median as Record<string, number> | undefined
+  const n = (v: number) => v.toLocaleString('en-US')
+
+  const bundle = scenarios.bundle
+  if (bundle) {
+    const kb = (b: number) => fmt(b / 1024, 1)
+    tables.push(
+      [
+        '### Bundle (production build, gzip level 9)',
+        '',
+        '| chunk | raw (KB) | gzip (KB) |',
+        '| --- | ---: | ---: |',
+        ...bundle.initial.map((c) => `| initial: ${c.file} | ${kb(c.bytes)} | ${kb(c.gzip)} |`),
+        `| **initial JavaScript, total** | **${kb(bundle.initialBytes)}** | **${kb(bundle.initialGzip)}** |`,
+        ...bundle.lazy.map((c) => `| lazy: ${c.file} | ${kb(c.bytes)} | ${kb(c.gzip)} |`),
+        ...bundle.css.map((c) => `| css: ${c.file} | ${kb(c.bytes)} | ${kb(c.gzip)} |`),
+      ].join('\n'),
+    )
+    budgets.push(
+      { scenario: 'bundle', name: 'initial JS ≤ 160 KB gzip', value: `${kb(bundle.initialGzip)} KB`, holds: bundle.initialGzip <= 160 * 1024 },
+      { scenario: 'bundle', name: 'no mock code in the initial JS', value: bundle.mockMarkers.join(', ') || 'none', holds: bundle.mockMarkers.length === 0 },
+      { scenario: 'bundle', name: 'no service worker', value: bundle.serviceWorker.join(', ') || 'none', holds: bundle.serviceWorker.length === 0 },
+    )
+  }
+
+  for (const key of ['stream20', 'stream10k'] as const) {
+    const r = scenarios[key]
+    if (!r) continue
+    const messages = key === 'stream20' ? size.shortHistory : size.longHistory
+    tables.push(
+      tableFor(
+        `Stream: ${n(messages)} history messages, one reply of ${n(size.deltas)} deltas (${n(size.replyCharacters)} characters) at ${n(size.rate)}/s`,
+        STREAM_FIGURES,
+        r,
+        baseFor(key),
+      ),
+    )
+    const m = (k: SubjectKey, f: string) => r[k]?.median[f]
+    const label = `stream, ${n(messages)} messages`
+    const peerBusy = m('peerThrottled', 'busyMs')
+    const peerHeap = m('peerThrottled', 'peakHeapMB')
+    budgets.push(
+      { scenario: label, name: 'no long task over 50 ms', value: `${fmt(m('rebound', 'longTaskCount'), 0)} long tasks`, holds: atMost(m('rebound', 'longTaskCount'), 0) },
+      { scenario: label, name: 'rAF interval p99 ≤ 20 ms', value: `${fmt(m('rebound', 'rafP99Ms'))} ms`, holds: atMost(m('rebound', 'rafP99Ms'), 20) },
+      { scenario: label, name: 'final text within 50 ms of the last delta', value: `${fmt(m('rebound', 'finalMs'), 0)} ms`, holds: atMost(m('rebound', 'finalMs'), 50) },
+      {
+        scenario: label,
+        name: 'peak heap ≤ 2× the throttled peer’s',
+        value: `${fmt(m('rebound', 'peakHeapMB'))} MB vs ${fmt(peerHeap)} MB`,
+        holds: atMost(m('rebound', 'peakHeapMB'), peerHeap === undefined ? undefined : 2 * peerHeap),
+      },
+      {
+        scenario: label,
+        name: 'main-thread busy ≤ half the throttled peer’s',
+        value: `${fmt(m('rebound', 'busyMs'), 0)} ms vs ${fmt(peerBusy, 0)} ms`,
+        holds: atMost(m('rebound', 'busyMs'), peerBusy === undefined ? undefined : peerBusy / 2),
+      },
+    )
+  }
+
+  const history = scenarios.history
+  if (history) {
+    tables.push(
+      tableFor(
+        `History: a ${n(size.longHistory)}-message session (${n(size.longHistoryWithSuperseded - size.longHistory)} more superseded), scrolled top and back in ${size.scrollSteps} jumps each way`,
+        HISTORY_FIGURES,
+        history,
+        baseFor('history'),
+      ),
+    )
+    const m = (k: SubjectKey, f: string) => history[k]?.median[f]
+    const peerLoad = m('peerThrottled', 'lastPaintedMs')
+    budgets.push(
+      { scenario: 'history', name: '< 60 message rows in the DOM', value: `${fmt(m('rebound', 'rows'), 0)} rows`, holds: below(m('rebound', 'rows'), 60) },
+      {
+        scenario: 'history',
+        name: 'last message painted in ≤ half the peer’s time',
+        value: `${fmt(m('rebound', 'lastPaintedMs'), 0)} ms vs ${fmt(peerLoad, 0)} ms`,
+        holds: atMost(m('rebound', 'lastPaintedMs'), peerLoad === undefined ? undefined : peerLoad / 2),
+      },
+      { scenario: 'history', name: 'no long task while scrolling', value: `${fmt(m('rebound', 'scrollLongTaskCount'), 0)} long tasks`, holds: atMost(m('rebound', 'scrollLongTaskCount'), 0) },
+    )
+  }
+
+  const typing = scenarios.typing
+  if (typing) {
+    tables.push(tableFor(`Typing while streaming: ${size.typing.length} characters into the composer during the ${size.shortHistory}-message stream`, TYPING_FIGURES, typing, baseFor('typing')))
+    const m = (f: string) => typing.rebound?.median[f]
+    budgets.push(
+      { scenario: 'typing', name: 'keydown → paint p95 < 24 ms', value: `${fmt(m('p95Ms'))} ms`, holds: below(m('p95Ms'), 24) },
+      { scenario: 'typing', name: 'no key over 50 ms', value: `${fmt(m('over50'), 0)} keys`, holds: atMost(m('over50'), 0) },
+    )
+  }
+
+  const retry = scenarios.retry
+  if (retry) {
+    const first = retry.rebound?.runs[0]
+    const target = first?.ok ? String((first as Record<string, unknown>).target ?? '') : ''
+    tables.push(
+      tableFor(
+        `Retry cycles: ${n(size.retryCycles)} arm/cancel and ${n(size.retryCycles)} arm/dispatch/fail cycles of the tier 2 scheduler${target ? `, on ${target}` : ''}`,
+        RETRY_FIGURES,
+        retry,
+        baseFor('retry'),
+        [SUBJECTS[0] as Subject],
+      ),
+    )
+    const m = (f: string) => retry.rebound?.median[f]
+    budgets.push(
+      { scenario: 'retry cycles', name: 'heap growth < 1 MB', value: `${fmt(m('heapGrowthKB'), 0)} KB`, holds: below(m('heapGrowthKB'), 1024) },
+      { scenario: 'retry cycles', name: 'no timers left', value: `${fmt(m('timersLeft'), 0)}`, holds: atMost(m('timersLeft'), 0) },
+      { scenario: 'retry cycles', name: 'no listeners left', value: `${fmt(m('listenersLeft'), 0)}`, holds: atMost(m('listenersLeft'), 0) },
+    )
+  }
+  return { tables, budgets }
+}
+
+function print(results: Results, baseline: Results | undefined, note: string) {
+  const { tables, budgets } = describe(results, baseline)
+  const header = [
+    `## Rebound benchmark — ${results.mode}, ${results.runsPerScenario} run(s) per scenario, medians`,
+    '',
+    `${results.date} · ${results.machine.cpu ?? '?'} × ${results.machine.cores ?? '?'} · node ${results.versions.node ?? '?'} · Chromium ${results.versions.chromium ?? 'n/a'} · Rebound ${results.versions.rebound?.commit?.slice(0, 10) ?? '?'} (${results.versions.rebound?.branch ?? '?'})`,
+    `Load at start: ${results.machine.loadAtStart ?? '?'}`,
+    `Load at end: ${results.machine.loadAtEnd ?? '?'}`,
+    ...(results.notes ?? []).map((note) => `Note: ${note}`),
+  ]
+  const unexpected = Object.entries(results.unexpectedRequests ?? {})
+  const unexpectedLines = unexpected.length ? ['', `Requests the fake daemon does not serve: ${unexpected.map(([k, c]) => `${k} ×${c}`).join('; ')}`] : []
+  console.log([...header, ...unexpectedLines, '', ...tables.flatMap((t) => [t, '']), budgetTable(budgets, results.mode !== 'quick'), '', note].join('\n'))
+  return budgets
+}
+
+/** --report FILE: the medians re-taken from the raw runs (with today's figures), and the tables. */
+function report(file: string, baseline: Results | undefined) {
+  const results = JSON.parse(readFileSync(file, 'utf8')) as Results
+  for (const [key, figures] of Object.entries(FIGURES) as Array<[Exclude<ScenarioKey, 'bundle'>, Figure[]]>) {
+    const scenario = results.scenarios[key]
+    if (!scenario) continue
+    for (const subject of Object.values(scenario)) if (subject) subject.median = medians(subject.runs, figures)
+  }
+  print(results, baseline, `Read from ${file}.`)
+  return results
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2))
+  const baselinePath = join(BENCH, 'baseline.json')
+  const baseline = !opts.saveBaseline && existsSync(baselinePath) ? (JSON.parse(readFileSync(baselinePath, 'utf8')) as Results) : undefined
+  if (opts.report) {
+    const results = report(opts.report, resolve(opts.report) === baselinePath ? undefined : baseline)
+    // Promotes saved results to the baseline, their medians re-taken with today's figures.
+    if (opts.saveBaseline) writeFileSync(baselinePath, `${JSON.stringify(results, null, 2)}\n`)
+    return
+  }
+
+  const size = sizes(opts.quick)
+  const loadAtStart = uptime()
+  // Taken before anything runs: what was measured is the tree as it was then.
+  const rebound = { commit: git(['rev-parse', 'HEAD']), branch: git(['rev-parse', '--abbrev-ref', 'HEAD']), dirty: Boolean(git(['status', '--porcelain', '--', 'src', 'index.html', 'vite.config.ts'])) }
+  const startedAt = new Date()
+  log(`${opts.quick ? 'quick' : 'full'} benchmark, ${opts.runs} run(s) per scenario; ${loadAtStart}`)
+
+  if (opts.build) {
+    log('building the production app into bench/.out/app')
+    viteBuild(['--outDir', APP_DIR, '--emptyOutDir', '--logLevel', 'warn'])
+    log('building the peer into bench/.out/peer')
+    viteBuild(['--config', join(BENCH, 'peer', 'vite.config.ts')])
+  }
+  for (const dir of [APP_DIR, PEER_DIR]) if (!existsSync(join(dir, 'index.html'))) throw new Error(`${dir}/index.html is missing: run without --no-build`)
+
+  const scenarios: Results['scenarios'] = {}
+  if (opts.only.has('bundle')) scenarios.bundle = measureBundle(APP_DIR)
+
+  const needsBrowser = ['stream20', 'stream10k', 'history', 'typing'].some((s) => opts.only.has(s as ScenarioKey))
+  let browser: Browser | undefined
+  let daemon: FakeDaemon | undefined
+  let chromiumVersion: string | undefined
+  const closeAll = async () => {
+    await browser?.close().catch(() => undefined)
+    await daemon?.close().catch(() => undefined)
+    browser = undefined
+    daemon = undefined
+  }
+  const onSignal = () => {
+    interrupted = true
+    log('interrupted: closing the browser and the fake daemon')
+    void closeAll().finally(() => process.exit(130))
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+
+  const deltas = replyDeltas(size.deltas)
+  const shortHistory = buildHistory({ size: size.shortHistory })
+  const longHistory = buildHistory({ size: size.longHistory })
+  const stream = { deltas, rate: size.rate, firstTokenMs: 50 }
+  const unexpected = new Map<string, number>()
+
+  try {
+    if (needsBrowser) {
+      daemon = await startFakeDaemon({ appDir: APP_DIR, peerDir: PEER_DIR })
+      browser = await withTimeout(launchBrowser(), 60_000, 'Chromium to start')
+      chromiumVersion = browser.version()
+      log(`Chromium ${chromiumVersion}; Rebound on ${daemon.reboundUrl}, peer on ${daemon.peerUrl}`)
+    }
+    const d = () => daemon as FakeDaemon
+    const b = () => browser as Browser
+    const noteUnexpected = () => {
+      for (const r of d().unexpected) {
+        const key = `${r.subject} ${r.method} ${r.path} → ${r.status}`
+        unexpected.set(key, (unexpected.get(key) ?? 0) + 1)
+      }
+    }
+    const scenario = (key: 'stream20' | 'stream10k' | 'history' | 'typing', once: (s: Subject, trace: { tracePath?: string }) => Promise<Record<string, unknown>>) =>
+      runBrowserScenario(key, opts.runs, SUBJECTS, FIGURES[key], async (s, i) => {
+        const r = await once(s, opts.trace ? { tracePath: join(OUT, 'traces', `${key}-${s.key}-${i}.json`) } : {})
+        noteUnexpected()
+        return r
+      })
+
+    if (opts.only.has('stream20'))
+      scenarios.stream20 = await scenario('stream20', (s, t) => streamRun(b(), d(), s, shortHistory, { ...stream, ...t, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }))
+    if (opts.only.has('stream10k'))
+      scenarios.stream10k = await scenario('stream10k', (s, t) => streamRun(b(), d(), s, longHistory, { ...stream, ...t, loadTimeoutMs: 240_000, finalCapMs: FINAL_CAP_MS }))
+    if (opts.only.has('history'))
+      scenarios.history = await scenario('history', (s) => historyRun(b(), d(), s, longHistory, { loadTimeoutMs: 240_000, scrollSteps: size.scrollSteps }))
+    if (opts.only.has('typing'))
+      scenarios.typing = await scenario('typing', (s, t) =>
+        streamRun(b(), d(), s, shortHistory, { ...stream, ...t, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }, { text: size.typing, delayMs: size.typingDelayMs }),
+      )
+  } finally {
+    await closeAll()
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
+
+  // Last, in its own node process: the scheduler's cycles.
+  if (opts.only.has('retry')) {
+    log(`retry cycles: ${size.retryCycles} of each kind, in node`)
+    const outcome = await runRetryCycles(size.retryCycles)
+    if (!outcome.ok) log(`retry cycles FAILED: ${outcome.error}`)
+    else log(`retry cycles: ${summary(outcome, RETRY_FIGURES)}`)
+    scenarios.retry = { rebound: { runs: [outcome], median: medians([outcome], RETRY_FIGURES) } }
+  }
+
+  let failed = 0
+  for (const [name, value] of Object.entries(scenarios)) {
+    if (name === 'bundle') continue
+    for (const [subject, runs] of Object.entries(value as ScenarioResults)) {
+      const bad = runs?.runs.filter((r) => !r.ok).length ?? 0
+      // A slow peer may time out; Rebound failing, or anything failing in a quick run, means the benchmark is broken.
+      if (bad && (subject === 'rebound' || opts.quick)) failed += bad
+    }
+  }
+
+  const cpus = os.cpus()
+  const results: Results = {
+    date: startedAt.toISOString(),
+    mode: opts.quick ? 'quick' : 'full',
+    runsPerScenario: opts.runs,
+    machine: {
+      cpu: cpus[0]?.model,
+      cores: cpus.length,
+      memoryGB: Math.round(os.totalmem() / 2 ** 30),
+      os: `${os.type()} ${os.release()}`,
+      loadAtStart,
+      loadAtEnd: uptime(),
+      loadavgAtEnd: os.loadavg(),
+      finished: new Date().toISOString(),
+    },
+    versions: {
+      rebound,
+      node: process.version,
+      chromium: chromiumVersion,
+      playwright: pkgVersion('@playwright/test'),
+      react: pkgVersion('react'),
+      vite: pkgVersion('vite'),
+      ai: pkgVersion('ai'),
+      aiSdkReact: pkgVersion('@ai-sdk/react'),
+      reactMarkdown: pkgVersion('react-markdown'),
+      remarkGfm: pkgVersion('remark-gfm'),
+      marked: pkgVersion('marked'),
+    },
+    settings: { ...size, firstTokenMs: stream.firstTokenMs, replyCharacters: deltas.join('').length, longHistoryWithSuperseded: longHistory.length },
+    unexpectedRequests: Object.fromEntries(unexpected),
+    scenarios,
+  }
+  const { budgets } = describe(results, baseline)
+  results.budgets = budgets.map((b) => ({ ...b, holds: opts.quick ? null : (b.holds ?? null) }))
+  writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`)
+  if (opts.saveBaseline) writeFileSync(baselinePath, `${JSON.stringify(results, null, 2)}\n`)
+  print(results, baseline, `Written to ${opts.out}${opts.saveBaseline ? ` and ${baselinePath}` : ''}.`)
+  if (failed) {
+    log(`${failed} run(s) failed; see "error" in ${opts.out}`)
+    process.exitCode = 1
+  }
+}
+
+function tableFor(title: string, figures: Figure[], results: ScenarioResults, baseline: Record<string, number> | undefined, subjects: Subject[] = SUBJECTS): string {
+  const present = subjects.filter((s) => results[s.key])
+  const meds: Partial<Record<SubjectKey, Record<string, number | undefined>>> = {}
+  const failures: Partial<Record<SubjectKey, number>> = {}
+  for (const s of present) {
+    meds[s.key] = results[s.key]?.median ?? {}
+    failures[s.key] = results[s.key]?.runs.filter((r) => !r.ok).length ?? 0
+  }
+  return scenarioTable({ title, figures, subjects: present, medians: meds, failures, ...(baseline ? { baseline } : {}) })
+}
+
+main().catch((error: unknown) => {
+  console.error(`bench: ${error instanceof Error ? error.message : String(error)}`)
+  process.exit(1)
+})

@@ -1,0 +1,305 @@
+/**
+ * One run of each browser scenario, for one subject. Every wait has a timeout; every run closes
+ * its context whatever happens. The figures come back raw (milliseconds, bytes); run.ts takes
+ * the medians and judges the budgets.
+ */
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import type { Browser } from '@playwright/test'
+import { openPage, sleep, withTimeout, type BenchPage } from './browser'
+import { FIRST_MARKER, HISTORY_MARKER, LAST_MARKER, type WireMessage } from './content'
+import type { FakeDaemon } from './fake-daemon'
+import { armExpand, countRows, expandPosition, scrollTest } from './page-probe'
+import { intervals, percentile } from './stats'
+
+export type SubjectKey = 'rebound' | 'peerDefault' | 'peerThrottled'
+
+export type Subject = { key: SubjectKey; label: string; path: string; origin: 'rebound' | 'peer' }
+
+/** The three subjects; Rebound opens the session by its address, the peer variants by query. */
+export const SUBJECTS: Subject[] = [
+  { key: 'rebound', label: 'Rebound', path: '/sessions/bench', origin: 'rebound' },
+  { key: 'peerDefault', label: 'peer (defaults)', path: '/', origin: 'peer' },
+  { key: 'peerThrottled', label: 'peer (throttle 50)', path: '/?throttle=50', origin: 'peer' },
+]
+
+export type StreamSettings = {
+  deltas: string[]
+  rate: number
+  firstTokenMs: number
+  /** How long to wait for the history before the send (ms). */
+  loadTimeoutMs: number
+  /** How long after the last delta to wait for the final text before giving up on it (ms). */
+  finalCapMs: number
+  /** Record a Chrome trace of the window into this file (slows the page: not for comparing figures). */
+  tracePath?: string
+}
+
+/** What a trace records: the main thread's tasks, V8 (GC included) and Blink's rendering steps. */
+const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'blink', 'blink.user_timing', 'loading']
+
+/** The composer is `#composer-input` in both apps; Enter sends. */
+const COMPOSER = '#composer-input'
+const PROMPT = 'Write the long report, with code.'
+/** Idle time after the final text, inside the measured window (what a run does once it ends counts too). */
+const TAIL_MS = 1000
+
+function urlFor(daemon: FakeDaemon, subject: Subject) {
+  return (subject.origin === 'rebound' ? daemon.reboundUrl : daemon.peerUrl) + subject.path
+}
+
+async function withPage<T extends object>(browser: Browser, markers: string[], body: (p: BenchPage) => Promise<T>): Promise<T & { pageErrors?: string[] }> {
+  const p = await openPage(browser, markers)
+  try {
+    const result: T & { pageErrors?: string[] } = await body(p)
+    if (p.errors.length) result.pageErrors = p.errors.slice(0, 5)
+    return result
+  } finally {
+    await p.close()
+  }
+}
+
+/** Opens the subject and waits until the history's last message is painted and the page is quiet. */
+async function load(p: BenchPage, daemon: FakeDaemon, subject: Subject, timeoutMs: number) {
+  await p.page.goto(urlFor(daemon, subject), { waitUntil: 'load', timeout: timeoutMs })
+  const sighting = await p.painted(HISTORY_MARKER, timeoutMs)
+  const quiet = await p.quiet(1000, 60_000)
+  return { sighting, quiet }
+}
+
+export type StreamResult = {
+  busyMs: number | undefined
+  scriptMs: number | undefined
+  layoutMs: number | undefined
+  styleMs: number | undefined
+  longTaskCount: number | undefined
+  longTaskTotalMs: number | undefined
+  longTaskMaxMs: number | undefined
+  rafP95Ms: number | undefined
+  rafP99Ms: number | undefined
+  /** Lower bounds when the marker never showed (then finalMissing is true). */
+  firstDeltaMs: number
+  finalMs: number
+  /** The final text was not on screen `finalCapMs` after the last delta. */
+  finalMissing: boolean
+  peakHeapMB: number | undefined
+  heapBeforeMB: number
+  /** Rebound: from the send's arrival at the daemon to its event-stream request. */
+  attachMs: number | undefined
+  streamMs: number
+  connections: number
+  typing?: TypingResult
+  quietBeforeSend: boolean
+}
+
+export type TypingResult = {
+  keys: number
+  /** keydown entries Event Timing reported (those of 16 ms or more). */
+  reported: number
+  p95Ms: number
+  maxMs: number
+  over50: number
+}
+
+/**
+ * Scenario 1, 2 and 4: the history loads, the prompt is sent with Enter, the reply streams. With
+ * `typing`, those characters are typed into the composer while it streams (from the first delta on).
+ */
+export async function streamRun(
+  browser: Browser,
+  daemon: FakeDaemon,
+  subject: Subject,
+  history: WireMessage[],
+  settings: StreamSettings,
+  typing?: { text: string; delayMs: number },
+): Promise<StreamResult> {
+  daemon.reset({ history, deltas: settings.deltas, rate: settings.rate, firstTokenMs: settings.firstTokenMs })
+  const streamBudgetMs = (settings.deltas.length / settings.rate) * 1000 + settings.firstTokenMs
+  return withPage(browser, [HISTORY_MARKER, FIRST_MARKER, LAST_MARKER], async (p) => {
+    const { quiet } = await load(p, daemon, subject, settings.loadTimeoutMs)
+    await p.page.fill(COMPOSER, PROMPT)
+    await p.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)))
+    let tracing = false
+    if (settings.tracePath) {
+      mkdirSync(dirname(settings.tracePath), { recursive: true })
+      await browser.startTracing(p.page, { path: settings.tracePath, screenshots: false, categories: TRACE_CATEGORIES })
+      tracing = true
+    }
+    const before = await p.metrics()
+    const from = await p.now()
+    const heap = p.sampleHeap(200)
+    let typingResult: TypingResult | undefined
+    try {
+      await p.page.press(COMPOSER, 'Enter')
+      if (typing) {
+        await p.painted(FIRST_MARKER, 60_000)
+        await sleep(300)
+        // The composer keeps the focus after Enter in both apps; focusing again would wait on a busy page.
+        const typeFrom = await p.now()
+        await withTimeout(typeStamped(p, typing.text, typing.delayMs), 180_000, 'typing')
+        await sleep(200)
+        const typeTo = await p.now()
+        const { events } = await p.window(typeFrom, typeTo)
+        const keydowns = events.filter((e) => e.name === 'keydown').map((e) => e.duration)
+        // Event Timing leaves out what took under 16 ms: count those keys as 16 ms, an upper bound.
+        const all = [...keydowns, ...Array(Math.max(0, typing.text.length - keydowns.length)).fill(16)]
+        typingResult = {
+          keys: typing.text.length,
+          reported: keydowns.length,
+          p95Ms: percentile(all, 95) ?? 16,
+          maxMs: Math.max(16, ...keydowns),
+          over50: keydowns.filter((d) => d > 50).length,
+        }
+      }
+      const record = await daemon.waitForDone(streamBudgetMs + 120_000)
+      // A subject that falls far behind is not waited for without end: past the cap, the final
+      // text counts as late by (at least) the time waited, and the run is flagged.
+      const deadline = (record.lastDeltaAt ?? Date.now()) + settings.finalCapMs
+      const last = await p.painted(LAST_MARKER, Math.max(1, deadline - Date.now())).catch(() => undefined)
+      const first = await p.painted(FIRST_MARKER, 1).catch(() => undefined)
+      const gaveUpAt = Date.now()
+      if (last) await sleep(TAIL_MS)
+      // A page stuck in a long task answers late or never: what cannot be read stays undefined.
+      const after = await withTimeout(p.metrics(), 30_000, 'the page metrics').catch(() => undefined)
+      const to = await withTimeout(p.now(), 30_000, 'the page clock').catch(() => undefined)
+      const samples = await heap.stop()
+      if (tracing) {
+        tracing = false
+        await withTimeout(browser.stopTracing(), 120_000, 'the trace').catch(() => undefined)
+      }
+      const win = to === undefined ? undefined : await withTimeout(p.window(from, to), 30_000, 'the probe').catch(() => undefined)
+      const longTasks = win?.longTasks.map((t) => t.duration)
+      const frameGaps = win ? intervals(win.frames) : []
+      const ms = (name: string) => (after ? ((after[name] ?? 0) - (before[name] ?? 0)) * 1000 : undefined)
+      return {
+        busyMs: ms('TaskDuration'),
+        scriptMs: ms('ScriptDuration'),
+        layoutMs: ms('LayoutDuration'),
+        styleMs: ms('RecalcStyleDuration'),
+        longTaskCount: longTasks?.length,
+        longTaskTotalMs: longTasks?.reduce((a, b) => a + b, 0),
+        longTaskMaxMs: longTasks ? Math.max(0, ...longTasks) : undefined,
+        rafP95Ms: percentile(frameGaps, 95),
+        rafP99Ms: percentile(frameGaps, 99),
+        firstDeltaMs: (first?.paintedWall ?? gaveUpAt) - (record.firstDeltaAt ?? NaN),
+        finalMs: (last?.paintedWall ?? gaveUpAt) - (record.lastDeltaAt ?? NaN),
+        finalMissing: !last,
+        peakHeapMB: samples.length ? Math.max(...samples) / 2 ** 20 : undefined,
+        heapBeforeMB: (before.JSHeapUsedSize ?? NaN) / 2 ** 20,
+        attachMs: record.attachAt !== undefined ? record.attachAt - record.postAt : undefined,
+        streamMs: (record.lastDeltaAt ?? NaN) - (record.firstDeltaAt ?? NaN),
+        connections: record.connections,
+        quietBeforeSend: quiet,
+        ...(typingResult ? { typing: typingResult } : {}),
+      }
+    } finally {
+      await heap.stop()
+      if (tracing) await withTimeout(browser.stopTracing(), 120_000, 'the trace').catch(() => undefined)
+    }
+  })
+}
+
+/** What a key press needs on the wire: DOM `key`, `code` and Windows virtual key code. */
+function keyOf(ch: string): { key: string; code: string; windowsVirtualKeyCode: number } {
+  if (/^[a-z]$/i.test(ch)) return { key: ch, code: `Key${ch.toUpperCase()}`, windowsVirtualKeyCode: ch.toUpperCase().charCodeAt(0) }
+  if (/^[0-9]$/.test(ch)) return { key: ch, code: `Digit${ch}`, windowsVirtualKeyCode: ch.charCodeAt(0) }
+  const named: Record<string, [string, number]> = { ' ': ['Space', 32], ',': ['Comma', 188], '.': ['Period', 190], '-': ['Minus', 189], '?': ['Slash', 191] }
+  const found = named[ch]
+  if (!found) throw new Error(`the typing text may hold letters, digits and " ,.-?" only, not ${JSON.stringify(ch)}`)
+  return { key: ch, code: found[0], windowsVirtualKeyCode: found[1] }
+}
+
+/**
+ * Types `text` through CDP, each key stamped with the moment it is sent, so Event Timing's
+ * duration runs from the "press" whatever queue the key waits in (checked: a key sent during a
+ * 600 ms busy loop reports about 540 ms). Nothing here waits on the page being actionable.
+ */
+async function typeStamped(p: BenchPage, text: string, delayMs: number) {
+  for (const ch of text) {
+    const key = keyOf(ch)
+    await p.cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', ...key, text: ch, unmodifiedText: ch, timestamp: Date.now() / 1000 })
+    await p.cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', ...key, timestamp: Date.now() / 1000 })
+    await sleep(delayMs)
+  }
+}
+
+export type HistoryResult = {
+  lastPaintedMs: number
+  loadLongTaskCount: number
+  loadLongTaskMaxMs: number
+  rows: number
+  elements: number
+  scrollMs: number
+  scrollLongTaskCount: number
+  scrollLongTaskTotalMs: number
+  scrollLongTaskMaxMs: number
+  scrollRafP99Ms: number | undefined
+  scrollBlankSteps: number
+  scrollReachedEnds: boolean
+  heapMB: number
+  expand?: ExpandResult
+}
+
+export type ExpandResult = { buttons: number; label: string; clickToPaintMs: number; jumpPx: number; scrollShiftPx: number; versionsShown: number }
+
+/**
+ * The button that unfolds a reply's replaced versions, by its English label: "2 earlier versions"
+ * today, "Earlier versions (2)" in the design; either is found, and it must carry aria-expanded.
+ */
+const EARLIER_LABEL = '^\\s*(earlier versions \\(\\d+\\)|\\d+ earlier versions?)\\s*$'
+
+/** Scenario 3: open a long session, count rows, scroll to the top and back, unfold earlier versions. */
+export async function historyRun(browser: Browser, daemon: FakeDaemon, subject: Subject, history: WireMessage[], settings: { loadTimeoutMs: number; scrollSteps: number }): Promise<HistoryResult> {
+  daemon.reset({ history, deltas: ['a', 'b', 'c'], rate: 1000, firstTokenMs: 0 })
+  return withPage(browser, [HISTORY_MARKER], async (p) => {
+    const { sighting } = await load(p, daemon, subject, settings.loadTimeoutMs)
+    const loadWindow = await p.window(0, sighting.paintedAt)
+    const { rows, elements } = await p.page.evaluate(countRows)
+    const heapMB = ((await p.metrics()).JSHeapUsedSize ?? NaN) / 2 ** 20
+    const scroll = await withTimeout(p.page.evaluate(scrollTest, { steps: settings.scrollSteps }), 180_000, 'the scroll test')
+    const scrollWindow = await p.window(scroll.from, scroll.to)
+    const scrollTasks = scrollWindow.longTasks.map((t) => t.duration)
+    let expand: ExpandResult | undefined
+    if (subject.key === 'rebound') expand = await expandRun(p)
+    return {
+      lastPaintedMs: sighting.paintedAt,
+      loadLongTaskCount: loadWindow.longTasks.length,
+      loadLongTaskMaxMs: Math.max(0, ...loadWindow.longTasks.map((t) => t.duration)),
+      rows,
+      elements,
+      scrollMs: scroll.to - scroll.from,
+      scrollLongTaskCount: scrollTasks.length,
+      scrollLongTaskTotalMs: scrollTasks.reduce((a, b) => a + b, 0),
+      scrollLongTaskMaxMs: Math.max(0, ...scrollTasks),
+      scrollRafP99Ms: percentile(intervals(scrollWindow.frames), 99),
+      scrollBlankSteps: scroll.blank,
+      scrollReachedEnds: scroll.topReached && scroll.bottomReached,
+      heapMB,
+      ...(expand ? { expand } : {}),
+    }
+  })
+}
+
+async function expandRun(p: BenchPage): Promise<ExpandResult> {
+  const armed = await p.page.evaluate(armExpand, { label: EARLIER_LABEL })
+  if (!armed) throw new Error('no "Earlier versions (n)" or "n earlier versions" button with aria-expanded=false in the DOM near the end of the history')
+  await p.quiet(500, 10_000)
+  await p.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
+  const before = await p.page.evaluate(expandPosition)
+  await p.page.mouse.click(before.x, before.y)
+  await p.page.waitForFunction(() => (window as unknown as { __benchExpand?: { paintedAt?: number } }).__benchExpand?.paintedAt !== undefined, undefined, {
+    timeout: 15_000,
+    polling: 100,
+  })
+  const timing = (await p.page.evaluate(() => (window as unknown as { __benchExpand: { clickAt: number; paintedAt: number } }).__benchExpand)) as { clickAt: number; paintedAt: number }
+  await sleep(300)
+  const after = await p.page.evaluate(expandPosition)
+  return {
+    buttons: armed.count,
+    label: armed.text,
+    clickToPaintMs: timing.paintedAt - timing.clickAt,
+    jumpPx: after.top - before.top,
+    scrollShiftPx: after.scrollTop - before.scrollTop,
+    versionsShown: after.expanded,
+  }
+}

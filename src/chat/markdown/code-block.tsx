@@ -1,0 +1,53 @@
+import { useTranslation } from 'react-i18next'
+import { CopyButton } from './copy-button'
+import { LANGUAGE_NAMES, resolveLanguage } from './languages'
+import { useHighlight } from './use-highlight'
+
+export type CodeBlockProps = {
+  /** The code, exactly as in the fence (no trailing newline). */
+  code: string
+  /** The fence's language tag as written (`ts`, `python`, …), if any. */
+  tag?: string
+  /** False while the block is still streaming in: it stays plain until it is finished. */
+  complete: boolean
+}
+
+/**
+ * A fenced code block: a header with the language and a Copy button, then the code, highlighted
+ * once the block is finished and its grammar has loaded (plain until then, and for languages
+ * outside the curated set). Long lines scroll sideways inside the block.
+ */
+export function CodeBlock({ code, tag, complete }: CodeBlockProps) {
+  const { t } = useTranslation()
+  const language = resolveLanguage(tag)
+  const lines = useHighlight(code, language, complete)
+  // A tag outside the curated set is still named as the model wrote it.
+  const name = language !== undefined ? LANGUAGE_NAMES[language] : tag || t('markdown.plainText')
+
+  return (
+    <div className="md-code" data-language={language ?? 'text'}>
+      <div className="md-code__header">
+        <span className="md-code__language">{name}</span>
+        <CopyButton text={code} label={t('markdown.copyCode')} />
+      </div>
+      {/* Focusable, so the keyboard can scroll a long line into view. */}
+      <pre className="md-code__pre" tabIndex={0} data-highlighted={lines !== undefined}>
+        <code>
+          {lines === undefined
+            ? code
+            : lines.map((line, i) => (
+                // Lines and tokens are positional; the code never reorders.
+                <span key={i} className="md-code__line">
+                  {line.map((token, j) => (
+                    <span key={j} style={token.style}>
+                      {token.content}
+                    </span>
+                  ))}
+                  {i < lines.length - 1 ? '\n' : null}
+                </span>
+              ))}
+        </code>
+      </pre>
+    </div>
+  )
+}

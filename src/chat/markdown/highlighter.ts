@@ -1,0 +1,95 @@
+/**
+ * Code highlighting with Shiki's fine-grained core and its JavaScript regex engine: no WASM, so a
+ * strict Content-Security-Policy needs no 'wasm-unsafe-eval'. This module is its own chunk, loaded
+ * with the first code block a reply finishes; each grammar is a further chunk (see languages.ts).
+ *
+ * The result is tokens, not HTML: the code block renders them as React elements.
+ */
+import { createHighlighterCore, type HighlighterCore } from 'shiki/core'
+import { createJavaScriptRegexEngine } from 'shiki/engine/javascript'
+import githubDark from 'shiki/themes/github-dark.mjs'
+import githubLight from 'shiki/themes/github-light.mjs'
+import { GRAMMAR_LOADERS, type GrammarModule, type LanguageId } from './languages'
+
+/** One run of text in one colour: Shiki's colours for both themes, as CSS custom properties. */
+export type HighlightedToken = { content: string; style?: Record<string, string> }
+/** The tokens of one line of code. */
+export type HighlightedLine = HighlightedToken[]
+
+export type CodeHighlighter = {
+  /** The code's tokens; rejects when the grammar cannot be loaded or the code not tokenized. */
+  highlight(code: string, language: LanguageId): Promise<HighlightedLine[]>
+}
+
+/** Longer code is left plain: tokenizing it would hold the main thread for too long. */
+const MAX_HIGHLIGHTED_LENGTH = 100_000
+/** Lines longer than this (minified code, data) are left plain within highlighted code. */
+const MAX_TOKENIZED_LINE = 2_000
+
+/** Lets the page paint and handle input between two code blocks. */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0))
+}
+
+/**
+ * A highlighter over the given grammar loaders (the curated map by default). The core starts on
+ * the first call; a grammar is loaded the first time its language is asked for, once. Requests
+ * run one after another with a task between them, so a reply with many code blocks never becomes
+ * one long task.
+ */
+export function createCodeHighlighter(loaders: Record<LanguageId, () => Promise<GrammarModule>> = GRAMMAR_LOADERS): CodeHighlighter {
+  let core: Promise<HighlighterCore> | undefined
+  const grammars = new Map<LanguageId, Promise<void>>()
+  let queue: Promise<unknown> = Promise.resolve()
+
+  const getCore = () =>
+    (core ??= createHighlighterCore({
+      themes: [githubLight, githubDark],
+      langs: [],
+      // `forgiving`: a pattern the engine cannot translate only goes uncoloured, never throws.
+      engine: createJavaScriptRegexEngine({ forgiving: true }),
+    }))
+
+  const loadGrammar = (highlighter: HighlighterCore, language: LanguageId): Promise<void> => {
+    let loading = grammars.get(language)
+    if (loading === undefined) {
+      loading = loaders[language]().then((module) => highlighter.loadLanguage(module.default))
+      // A grammar that failed to load (a network blip) is tried again by the next code block.
+      loading.catch(() => grammars.delete(language))
+      grammars.set(language, loading)
+    }
+    return loading
+  }
+
+  const run = async (code: string, language: LanguageId): Promise<HighlightedLine[]> => {
+    if (code.length > MAX_HIGHLIGHTED_LENGTH) throw new RangeError('code too long to highlight')
+    await nextTask()
+    const highlighter = await getCore()
+    await loadGrammar(highlighter, language)
+    const { tokens } = highlighter.codeToTokens(code, {
+      lang: language,
+      themes: { light: 'github-light', dark: 'github-dark' },
+      // Both themes as custom properties (--shiki-light, --shiki-dark); markdown.css picks one
+      // with prefers-color-scheme, as the app's own colours do.
+      defaultColor: false,
+      tokenizeMaxLineLength: MAX_TOKENIZED_LINE,
+    })
+    return tokens.map((line) => line.map((token) => (token.htmlStyle ? { content: token.content, style: token.htmlStyle } : { content: token.content })))
+  }
+
+  return {
+    highlight(code, language) {
+      const result = queue.then(() => run(code, language))
+      queue = result.catch(() => undefined)
+      return result
+    },
+  }
+}
+
+let shared: CodeHighlighter | undefined
+
+/** Highlights with the page's one highlighter (created on first use). */
+export function highlight(code: string, language: LanguageId): Promise<HighlightedLine[]> {
+  shared ??= createCodeHighlighter()
+  return shared.highlight(code, language)
+}

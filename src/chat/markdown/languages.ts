@@ -1,0 +1,128 @@
+/**
+ * The languages a reply's code fences are highlighted in: a curated set, each grammar its own
+ * chunk, imported the first time a reply uses it. Anything else is shown as plain text.
+ */
+import type { LanguageRegistration } from 'shiki/core'
+
+/** A grammar module as Shiki ships it: the grammar and the grammars it embeds. */
+export type GrammarModule = { default: LanguageRegistration[] }
+
+/** The languages highlighted, by Shiki's grammar name. */
+export const LANGUAGE_IDS = [
+  'typescript',
+  'tsx',
+  'javascript',
+  'jsx',
+  'json',
+  'shellscript',
+  'python',
+  'rust',
+  'go',
+  'java',
+  'c',
+  'cpp',
+  'css',
+  'html',
+  'yaml',
+  'toml',
+  'sql',
+  'diff',
+  'markdown',
+] as const
+export type LanguageId = (typeof LANGUAGE_IDS)[number]
+
+/**
+ * Each grammar's loader. A literal `import()` per grammar, so the bundler makes one chunk each
+ * and nothing is fetched for a language no reply uses.
+ */
+export const GRAMMAR_LOADERS: Record<LanguageId, () => Promise<GrammarModule>> = {
+  typescript: () => import('shiki/langs/typescript.mjs'),
+  tsx: () => import('shiki/langs/tsx.mjs'),
+  javascript: () => import('shiki/langs/javascript.mjs'),
+  jsx: () => import('shiki/langs/jsx.mjs'),
+  json: () => import('shiki/langs/json.mjs'),
+  shellscript: () => import('shiki/langs/shellscript.mjs'),
+  python: () => import('shiki/langs/python.mjs'),
+  rust: () => import('shiki/langs/rust.mjs'),
+  go: () => import('shiki/langs/go.mjs'),
+  java: () => import('shiki/langs/java.mjs'),
+  c: () => import('shiki/langs/c.mjs'),
+  cpp: () => import('shiki/langs/cpp.mjs'),
+  css: () => import('shiki/langs/css.mjs'),
+  html: () => import('shiki/langs/html.mjs'),
+  yaml: () => import('shiki/langs/yaml.mjs'),
+  toml: () => import('shiki/langs/toml.mjs'),
+  sql: () => import('shiki/langs/sql.mjs'),
+  diff: () => import('shiki/langs/diff.mjs'),
+  markdown: () => import('shiki/langs/markdown.mjs'),
+}
+
+/** How each language is named in a code block's header (names of languages, not translated). */
+export const LANGUAGE_NAMES: Record<LanguageId, string> = {
+  typescript: 'TypeScript',
+  tsx: 'TSX',
+  javascript: 'JavaScript',
+  jsx: 'JSX',
+  json: 'JSON',
+  shellscript: 'Shell',
+  python: 'Python',
+  rust: 'Rust',
+  go: 'Go',
+  java: 'Java',
+  c: 'C',
+  cpp: 'C++',
+  css: 'CSS',
+  html: 'HTML',
+  yaml: 'YAML',
+  toml: 'TOML',
+  sql: 'SQL',
+  diff: 'Diff',
+  markdown: 'Markdown',
+}
+
+/** The fence tags models write for each language, beyond its own name. */
+const ALIASES = new Map<string, LanguageId>(
+  Object.entries({
+    ts: 'typescript',
+    mts: 'typescript',
+    cts: 'typescript',
+    js: 'javascript',
+    mjs: 'javascript',
+    cjs: 'javascript',
+    node: 'javascript',
+    jsonc: 'json',
+    json5: 'json',
+    bash: 'shellscript',
+    sh: 'shellscript',
+    shell: 'shellscript',
+    zsh: 'shellscript',
+    console: 'shellscript',
+    py: 'python',
+    python3: 'python',
+    rs: 'rust',
+    golang: 'go',
+    h: 'c',
+    'c++': 'cpp',
+    cc: 'cpp',
+    cxx: 'cpp',
+    hpp: 'cpp',
+    htm: 'html',
+    xhtml: 'html',
+    yml: 'yaml',
+    patch: 'diff',
+    md: 'markdown',
+  } satisfies Record<string, LanguageId>),
+)
+
+const IDS = new Set<string>(LANGUAGE_IDS)
+
+/**
+ * The language a fence's tag names (`ts`, `TypeScript`, `c++`, `language-py`), or undefined
+ * for a tag outside the curated set, which is then shown as plain text.
+ */
+export function resolveLanguage(tag: string | undefined): LanguageId | undefined {
+  const name = tag?.trim().toLowerCase().replace(/^language-/, '')
+  if (!name) return undefined
+  if (IDS.has(name)) return name as LanguageId
+  return ALIASES.get(name)
+}

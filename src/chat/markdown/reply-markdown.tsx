@@ -1,0 +1,241 @@
+/**
+ * An agent reply rendered as Markdown (CommonMark, GFM tables, task lists, strikethrough and
+ * autolinks, CJK-friendly emphasis), block by block so a streamed delta re-renders only the
+ * block that grew. Import it through LazyReplyMarkdown: this module and its dependencies are a
+ * chunk of their own.
+ *
+ * Safe by construction: raw HTML is never markup (react-markdown turns it into text, shown as
+ * written), only http(s) and mailto links are live, images never load, and nothing is set as
+ * inner HTML.
+ */
+import { createContext, memo, use, useMemo, useState, type ComponentProps, type ReactNode } from 'react'
+import { useTranslation } from 'react-i18next'
+import Markdown, { type Components, type ExtraProps } from 'react-markdown'
+import remarkCjkFriendly from 'remark-cjk-friendly'
+import remarkGfm from 'remark-gfm'
+import { CodeBlock } from './code-block'
+import { remarkFootnotesAsText } from './footnotes-as-text'
+import { openFence } from './open-fence'
+import { repairStreamingBlock } from './repair'
+import { safeHref } from './safe-url'
+import { extendSplit, groupBlocks, splitSource, type BlockSplit } from './split-blocks'
+import './markdown.css'
+
+export type ReplyMarkdownProps = {
+  /** The reply's Markdown, as far as it has arrived. */
+  source: string
+  /** True while deltas are still arriving: the last block is repaired and left unhighlighted. */
+  streaming?: boolean
+}
+
+// GFM for tables, task lists, strikethrough and autolinks; CJK-friendly emphasis after it, as its
+// README orders them; footnotes back to text (see footnotes-as-text.ts).
+const REMARK_PLUGINS = [remarkGfm, remarkCjkFriendly, remarkFootnotesAsText]
+
+/** Every URL in the output goes through the same check as links (see safe-url.ts). */
+const transformUrl = (url: string) => safeHref(url)
+
+/** True inside a live link: an image there is worded as text, never a link inside a link. */
+const InLink = createContext(false)
+
+function Link({ href, children }: ComponentProps<'a'> & ExtraProps) {
+  const safe = safeHref(href)
+  // Not a scheme a reply may link to: the link's words stay, as plain text.
+  if (safe === undefined) return <span className="md-link-inert">{children}</span>
+  return (
+    <InLink value>
+      <a href={safe} target="_blank" rel="noopener noreferrer">
+        {children}
+      </a>
+    </InLink>
+  )
+}
+
+/**
+ * An image is never loaded: a reply could point it at any server (a tracking pixel, a URL with
+ * the conversation in its query). It is worded with its alt text, and links to the image when
+ * its URL is one a link may have, so the operator can open it on purpose.
+ */
+function Image({ src, alt }: ComponentProps<'img'> & ExtraProps) {
+  const { t } = useTranslation()
+  const inLink = use(InLink)
+  const text = alt ? t('markdown.image', { alt }) : t('markdown.imageUntitled')
+  const safe = typeof src === 'string' ? safeHref(src) : undefined
+  if (inLink || safe === undefined) return <span className="md-image">{text}</span>
+  return (
+    <a className="md-image" href={safe} target="_blank" rel="noopener noreferrer">
+      {text}
+    </a>
+  )
+}
+
+/**
+ * A GFM task list item's box: shown, not editable. Drawn rather than a disabled `<input>`, which
+ * browsers grey out until a ticked box can hardly be told from an empty one; it keeps the
+ * checkbox role, state and a name for screen readers.
+ */
+function TaskBox({ type, checked }: ComponentProps<'input'> & ExtraProps) {
+  const { t } = useTranslation()
+  if (type !== 'checkbox') return null
+  return <span role="checkbox" className="md-task" aria-checked={Boolean(checked)} aria-disabled="true" aria-label={t('markdown.task')} />
+}
+
+/** Tables keep their width and scroll sideways inside the reply. */
+function Table({ node: _node, ...props }: ComponentProps<'table'> & ExtraProps) {
+  return (
+    <div className="md-table" tabIndex={0}>
+      <table {...props} />
+    </div>
+  )
+}
+
+/** The few hast fields read from a `<pre>` (hast's own types are not a dependency here). */
+type HastNode = { type: string; tagName?: string; value?: string; properties?: { className?: unknown }; children?: HastNode[] }
+
+const textOf = (node: HastNode | undefined): string =>
+  node === undefined ? '' : node.type === 'text' ? (node.value ?? '') : (node.children ?? []).map(textOf).join('')
+
+/** The fence's tag, from the `language-…` class remark gives its `<code>`. */
+function tagOf(code: HastNode | undefined): string | undefined {
+  const classes = code?.properties?.className
+  const names = Array.isArray(classes) ? classes.map(String) : []
+  return names.find((name) => name.startsWith('language-'))?.slice('language-'.length)
+}
+
+function makeComponents(complete: boolean): Components {
+  // Headings nest under the app's own (h1 the product, h2 the panels): `#` is an h3.
+  const heading = (depth: number) =>
+    function Heading({ node: _node, ...props }: ComponentProps<'h1'> & ExtraProps) {
+      const Tag = `h${Math.min(6, depth + 2)}` as 'h3'
+      return <Tag className={`md-h md-h${depth}`} {...props} />
+    }
+  return {
+    a: Link,
+    img: Image,
+    input: TaskBox,
+    table: Table,
+    h1: heading(1),
+    h2: heading(2),
+    h3: heading(3),
+    h4: heading(4),
+    h5: heading(5),
+    h6: heading(6),
+    pre({ node }) {
+      const code = (node as HastNode | undefined)?.children?.find((child) => child.tagName === 'code')
+      // remark ends a fence's code with a newline; the block shows and copies the code as written.
+      return <CodeBlock code={textOf(code).replace(/\n$/, '')} tag={tagOf(code)} complete={complete} />
+    },
+  }
+}
+
+const FINISHED_COMPONENTS = makeComponents(true)
+const LIVE_COMPONENTS = makeComponents(false)
+
+type MarkdownBlockProps = {
+  text: string
+  /** Link reference definitions from the finished blocks, so `[text][ref]` resolves in any block. */
+  definitions: string
+  complete: boolean
+}
+
+/**
+ * One top-level block. Memoized on its props (strings and a flag), so a finished block renders
+ * once and never again while later blocks stream in.
+ */
+const MarkdownBlock = memo(function MarkdownBlock({ text, definitions, complete }: MarkdownBlockProps) {
+  // Definitions render nothing; put before the block, they cannot change how it parses.
+  const markdown = definitions === '' ? text : `${definitions}\n\n${text}`
+  return (
+    <Markdown remarkPlugins={REMARK_PLUGINS} components={complete ? FINISHED_COMPONENTS : LIVE_COMPONENTS} urlTransform={transformUrl}>
+      {markdown}
+    </Markdown>
+  )
+})
+
+/**
+ * The link reference definitions among the blocks before `end`, one after another. Footnote
+ * definitions (`[^1]: …`) are left out: footnotes stay text here (see footnotes-as-text.ts).
+ */
+function collectDefinitions({ blocks, kinds }: BlockSplit, end: number): string {
+  let found = ''
+  for (let i = 0; i < end; i++) {
+    const block = blocks[i]!
+    if (kinds[i] === 'def' && !/^ {0,3}\[\^/.test(block)) found += block.endsWith('\n') ? block : `${block}\n`
+  }
+  return found
+}
+
+/** Blocks per memoized run (see groupBlocks): about the square root of a long reply's block count. */
+const RUN_LENGTH = 50
+
+type ReplyBlocks = { split: BlockSplit; runs: (readonly string[])[] }
+
+/**
+ * Remembers the last split of one reply and its runs. While streaming, each split extends the
+ * previous one (only the tail is lexed again); once finished, the source is split afresh, so a
+ * finished reply is rendered exactly as a reply loaded from history is.
+ */
+class ReplySplitter {
+  private last: ReplyBlocks | undefined
+  private exact = false
+
+  split(source: string, streaming: boolean): ReplyBlocks {
+    const last = this.last
+    if (last !== undefined && last.split.source === source && (streaming || this.exact)) return last
+    const split = streaming ? extendSplit(last?.split, source) : splitSource(source)
+    this.last = { split, runs: groupBlocks(split.blocks, RUN_LENGTH, last?.runs) }
+    this.exact = !streaming
+    return this.last
+  }
+}
+
+/**
+ * The blocks of `source`. The splitter is a cache, not state: a render React discards may
+ * advance it, which stays correct because a split depends only on the source it was made from.
+ */
+function useBlocks(source: string, streaming: boolean): ReplyBlocks {
+  const [splitter] = useState(() => new ReplySplitter())
+  return useMemo(() => splitter.split(source, streaming), [splitter, source, streaming])
+}
+
+type BlockRunProps = {
+  blocks: readonly string[]
+  /** Index in `blocks` of the block still streaming in, or -1. */
+  live: number
+  definitions: string
+}
+
+/** A run of blocks, memoized: a run with no live block and unchanged blocks renders nothing again. */
+const BlockRun = memo(function BlockRun({ blocks, live, definitions }: BlockRunProps) {
+  return blocks.map((block, i) => {
+    // Blocks only ever grow at the end while streaming: their index is their identity.
+    if (i !== live) return <MarkdownBlock key={i} text={block} definitions={definitions} complete />
+    const fence = openFence(block)
+    return fence ? (
+      <CodeBlock key={i} code={fence.code} tag={fence.tag} complete={false} />
+    ) : (
+      <MarkdownBlock key={i} text={repairStreamingBlock(block)} definitions={definitions} complete={false} />
+    )
+  })
+})
+
+/**
+ * An agent reply as Markdown. Each top-level block is its own memoized rendering: while the
+ * reply streams, only the last (growing) block is parsed and rendered again, repaired so that
+ * unfinished syntax reads sensibly, and its code stays plain until the block is finished.
+ */
+export function ReplyMarkdown({ source, streaming = false }: ReplyMarkdownProps): ReactNode {
+  const { split, runs } = useBlocks(source, streaming)
+  const count = split.blocks.length
+  const live = streaming ? count - 1 : -1
+  const definitions = useMemo(() => collectDefinitions(split, live === -1 ? count : live), [split, count, live])
+  return (
+    <div className="md-reply">
+      {runs.map((blocks, r) => {
+        const start = r * RUN_LENGTH
+        const liveHere = live >= start && live < start + blocks.length ? live - start : -1
+        return <BlockRun key={r} blocks={blocks} live={liveHere} definitions={definitions} />
+      })}
+    </div>
+  )
+}

@@ -1,0 +1,143 @@
+import { screen } from '@testing-library/react'
+import { describe, expect, it, vi } from 'vitest'
+import { ReplyMarkdown } from '../../src/chat/markdown/reply-markdown'
+import { renderInLanguage } from './markdown-helpers'
+
+// Every rendering of a block goes through react-markdown's component: counting its calls (and
+// what each was given) shows which blocks React rendered again on a delta.
+// The components map tells a finished block (highlighted code) from the live one.
+const rendered = vi.hoisted(() => ({ blocks: [] as string[], components: [] as unknown[] }))
+vi.mock('react-markdown', async (importOriginal) => {
+  const original = await importOriginal<typeof import('react-markdown')>()
+  const Counted: typeof original.default = (props) => {
+    rendered.blocks.push(String(props.children))
+    rendered.components.push(props.components)
+    return original.default(props)
+  }
+  return { ...original, default: Counted }
+})
+
+/** Renders `source` as it streams in, in deltas of `size` characters; returns the blocks rendered per delta. */
+function streamReply(source: string, size: number, start = 0) {
+  const { rerender, container } = renderInLanguage(<ReplyMarkdown source={source.slice(0, Math.max(start, size))} streaming />)
+  const perDelta: { text: string; components: unknown }[][] = []
+  for (let at = Math.max(start, size) + size; at < source.length + size; at += size) {
+    rendered.blocks = []
+    rendered.components = []
+    rerender(<ReplyMarkdown source={source.slice(0, Math.min(at, source.length))} streaming />)
+    perDelta.push(rendered.blocks.map((text, i) => ({ text, components: rendered.components[i] })))
+  }
+  return { rerender, container, perDelta }
+}
+
+/** The components map react-markdown is given for a finished block. */
+function finishedComponents(): unknown {
+  rendered.components = []
+  const { unmount } = renderInLanguage(<ReplyMarkdown source="done" />)
+  unmount()
+  return rendered.components[0]
+}
+
+const REPLY = [
+  '# Deploy report',
+  '',
+  'The deploy **finished** at 02:14.',
+  '',
+  '- build: 41 s',
+  '- migrate: 72 s',
+  '',
+  '```sh',
+  'npm run deploy -- --env prod',
+  '```',
+  '',
+  '| node | result |',
+  '|---|---|',
+  '| api-2 | ok |',
+  '',
+  'Nothing failed for good.',
+  '',
+].join('\n')
+
+describe('ReplyMarkdown while streaming', () => {
+  it('renders only the growing block on a delta; a finished block renders once more as finished, then never again', () => {
+    const done = finishedComponents()
+    const { perDelta } = streamReply(REPLY, 3)
+    // One block per delta, two when a block has just been finished (it turns from live to done).
+    expect(Math.max(...perDelta.map((blocks) => blocks.length))).toBeLessThanOrEqual(2)
+    expect(perDelta.filter((blocks) => blocks.length === 2)).toHaveLength(5)
+
+    // Each block before the last was rendered as finished exactly once over the whole stream.
+    const finished = ['# Deploy report\n\n', 'The deploy **finished** at 02:14.\n\n', '- build: 41 s\n- migrate: 72 s\n\n', '```sh\nnpm run deploy -- --env prod\n```\n\n', '| node | result |\n|---|---|\n| api-2 | ok |\n\n']
+    const asFinished = perDelta.flat().filter((block) => block.components === done)
+    expect(asFinished.map((block) => block.text)).toEqual(finished)
+  })
+
+  it('renders no block again when the source does not change, and only the last when streaming ends', () => {
+    const { rerender } = renderInLanguage(<ReplyMarkdown source={REPLY} streaming />)
+    rendered.blocks = []
+    rerender(<ReplyMarkdown source={REPLY} streaming />)
+    expect(rendered.blocks).toEqual([])
+    rendered.blocks = []
+    rerender(<ReplyMarkdown source={REPLY} streaming={false} />)
+    expect(rendered.blocks).toEqual(['Nothing failed for good.\n'])
+  })
+
+  it('keeps the work of a delta to the last block at the end of a long reply', () => {
+    let long = ''
+    for (let i = 0; long.length < 12_000; i++) long += `## Part ${i}\n\nSome **text** for part ${i}, with \`code\` and a [link](https://example.com/${i}).\n\n- a\n- b\n\n`
+    long = long.slice(0, 12_000)
+    // The reply renders once up to its last 300 characters, which then arrive in 60 deltas.
+    const { perDelta } = streamReply(long, 5, long.length - 300)
+    expect(perDelta).toHaveLength(60)
+    expect(Math.max(...perDelta.map((blocks) => blocks.length))).toBeLessThanOrEqual(2)
+    expect(Math.max(...perDelta.flat().map((block) => block.text.length))).toBeLessThan(200)
+  })
+
+  it('shows an open code fence as a code block already, plain until it is finished', () => {
+    const { container } = renderInLanguage(<ReplyMarkdown source={'Run this:\n\n```ts\nconst answer = 4'} streaming />)
+    const pre = container.querySelector('.md-code pre')
+    expect(pre).toHaveTextContent('const answer = 4')
+    expect(pre).toHaveAttribute('data-highlighted', 'false')
+    expect(screen.getByText('TypeScript')).toBeInTheDocument()
+    expect(container.textContent).not.toContain('```')
+  })
+
+  it('shows a growing fence without parsing it as Markdown, exactly as the parser would', () => {
+    const source = 'Log:\n\n  ```text\n  line one <b>\n    indented **not bold**\n'
+    rendered.blocks = []
+    const { container: streamed } = renderInLanguage(<ReplyMarkdown source={source} streaming />)
+    expect(rendered.blocks).toEqual(['Log:\n\n'])
+    const { container: parsed } = renderInLanguage(<ReplyMarkdown source={source} />)
+    expect(streamed.querySelector('.md-code pre')).toHaveTextContent('line one <b> indented **not bold**')
+    expect(streamed.innerHTML).toBe(parsed.innerHTML)
+  })
+
+  it('shows open bold as bold and holds back a trailing ** with nothing after it', () => {
+    const { container, rerender } = renderInLanguage(<ReplyMarkdown source="This is **importa" streaming />)
+    expect(screen.getByText('importa').tagName).toBe('STRONG')
+    rerender(<ReplyMarkdown source="This is important. Note **" streaming />)
+    expect(container.textContent).toBe('This is important. Note')
+    rerender(<ReplyMarkdown source="This is important. Note **well" streaming />)
+    expect(screen.getByText('well').tagName).toBe('STRONG')
+  })
+
+  it('shows a half-typed link as its text, and the link once it is complete', () => {
+    const { container, rerender } = renderInLanguage(<ReplyMarkdown source="See [the guide](https://exam" streaming />)
+    expect(container.textContent).toBe('See the guide')
+    expect(screen.queryByRole('link')).toBeNull()
+    rerender(<ReplyMarkdown source="See [the guide](https://example.com/guide)" streaming={false} />)
+    expect(screen.getByRole('link', { name: 'the guide' })).toHaveAttribute('href', 'https://example.com/guide')
+  })
+
+  it('shows half-typed raw HTML as the characters typed so far', () => {
+    const { container } = renderInLanguage(<ReplyMarkdown source="A tag: <scr" streaming />)
+    expect(container.textContent).toBe('A tag: <scr')
+  })
+
+  it('renders the finished reply exactly as the same reply loaded from history', () => {
+    const { container: streamed, rerender } = streamReply(REPLY, 7)
+    rerender(<ReplyMarkdown source={REPLY} streaming={false} />)
+    const { container: loaded } = renderInLanguage(<ReplyMarkdown source={REPLY} />)
+    expect(streamed.innerHTML).toBe(loaded.innerHTML)
+  })
+})

@@ -1,0 +1,56 @@
+import { describe, expect, it, vi } from 'vitest'
+import { createCodeHighlighter } from '../../src/chat/markdown/highlighter'
+import { GRAMMAR_LOADERS, LANGUAGE_IDS, type GrammarModule, type LanguageId } from '../../src/chat/markdown/languages'
+
+/** The real loaders, each wrapped in a spy, so a test sees which grammars were imported. */
+function spiedLoaders() {
+  const spies = Object.fromEntries(LANGUAGE_IDS.map((id) => [id, vi.fn(GRAMMAR_LOADERS[id])])) as Record<LanguageId, ReturnType<typeof vi.fn<() => Promise<GrammarModule>>>>
+  const imported = () => LANGUAGE_IDS.filter((id) => spies[id].mock.calls.length > 0)
+  return { spies, imported }
+}
+
+describe('createCodeHighlighter', () => {
+  it('colours TypeScript for both themes, importing only its grammar, once', async () => {
+    const { spies, imported } = spiedLoaders()
+    const highlighter = createCodeHighlighter(spies)
+    const code = 'const answer: number = 42 // why\nexport function f() {\n  return "s"\n}'
+
+    const lines = await highlighter.highlight(code, 'typescript')
+    expect(lines).toHaveLength(4)
+    // Tokens put back together are the code, exactly.
+    expect(lines.map((line) => line.map((token) => token.content).join('')).join('\n')).toBe(code)
+    const keyword = lines[0]!.find((token) => token.content === 'const')
+    expect(keyword?.style).toEqual({ '--shiki-light': expect.stringMatching(/^#[0-9A-F]{6}$/i), '--shiki-dark': expect.stringMatching(/^#[0-9A-F]{6}$/i) })
+    expect(keyword?.style?.['--shiki-light']).not.toBe(lines[0]!.find((token) => token.content.includes('why'))?.style?.['--shiki-light'])
+
+    await highlighter.highlight('let x = 1', 'typescript')
+    expect(imported()).toEqual(['typescript'])
+    expect(spies.typescript).toHaveBeenCalledTimes(1)
+  })
+
+  it('imports a second grammar only when a second language is asked for', async () => {
+    const { spies, imported } = spiedLoaders()
+    const highlighter = createCodeHighlighter(spies)
+    await highlighter.highlight('print("hi")', 'python')
+    expect(imported()).toEqual(['python'])
+    await highlighter.highlight('{"a": 1}', 'json')
+    expect(imported()).toEqual(['json', 'python'])
+  })
+
+  it('rejects when a grammar cannot be loaded, and tries again next time', async () => {
+    const { spies } = spiedLoaders()
+    spies.rust.mockRejectedValueOnce(new Error('chunk failed to load'))
+    const highlighter = createCodeHighlighter(spies)
+    await expect(highlighter.highlight('fn main() {}', 'rust')).rejects.toThrow('chunk failed to load')
+    const lines = await highlighter.highlight('fn main() {}', 'rust')
+    expect(lines[0]!.some((token) => token.style !== undefined)).toBe(true)
+    expect(spies.rust).toHaveBeenCalledTimes(2)
+  })
+
+  it('leaves code too long to highlight to the caller, as plain text', async () => {
+    const { spies, imported } = spiedLoaders()
+    const highlighter = createCodeHighlighter(spies)
+    await expect(highlighter.highlight('x'.repeat(100_001), 'typescript')).rejects.toThrow(RangeError)
+    expect(imported()).toEqual([])
+  })
+})

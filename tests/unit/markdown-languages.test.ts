@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest'
+import { GRAMMAR_LOADERS, LANGUAGE_IDS, LANGUAGE_NAMES, resolveLanguage } from '../../src/chat/markdown/languages'
+
+describe('resolveLanguage', () => {
+  it.each([
+    ['ts', 'typescript'],
+    ['TypeScript', 'typescript'],
+    ['tsx', 'tsx'],
+    ['js', 'javascript'],
+    ['jsx', 'jsx'],
+    ['json', 'json'],
+    ['bash', 'shellscript'],
+    ['sh', 'shellscript'],
+    ['shell', 'shellscript'],
+    ['zsh', 'shellscript'],
+    ['py', 'python'],
+    ['python', 'python'],
+    ['rs', 'rust'],
+    ['rust', 'rust'],
+    ['go', 'go'],
+    ['golang', 'go'],
+    ['java', 'java'],
+    ['c', 'c'],
+    ['cpp', 'cpp'],
+    ['c++', 'cpp'],
+    ['css', 'css'],
+    ['html', 'html'],
+    ['yaml', 'yaml'],
+    ['yml', 'yaml'],
+    ['toml', 'toml'],
+    ['sql', 'sql'],
+    ['diff', 'diff'],
+    ['patch', 'diff'],
+    ['md', 'markdown'],
+    ['markdown', 'markdown'],
+    [' language-py ', 'python'],
+  ])('reads %j as %s', (tag, id) => {
+    expect(resolveLanguage(tag)).toBe(id)
+  })
+
+  it.each([undefined, '', 'brainfuck', 'cobol', '__proto__', 'constructor', 'toString'])('leaves %j as plain text', (tag) => {
+    expect(resolveLanguage(tag)).toBeUndefined()
+  })
+
+  it('has a loader and a name for every language', () => {
+    expect(Object.keys(GRAMMAR_LOADERS).sort()).toEqual([...LANGUAGE_IDS].sort())
+    expect(Object.keys(LANGUAGE_NAMES).sort()).toEqual([...LANGUAGE_IDS].sort())
+  })
+})
