@@ -42,6 +42,9 @@ export function browserTabChannel(name = CHANNEL_NAME): TabChannel {
     if (!isTabMessage(data)) return
     for (const listener of [...listeners]) listener(data)
   }
+  // Outside a page (node) there are no other tabs; node's own BroadcastChannel would join every
+  // runtime of the process into one "browser".
+  if (typeof window === 'undefined') return noTabs
   if (typeof BroadcastChannel === 'function') {
     const channel = new BroadcastChannel(name)
     channel.onmessage = (event: MessageEvent) => hear(event.data)
@@ -60,7 +63,7 @@ export function browserTabChannel(name = CHANNEL_NAME): TabChannel {
       close: () => channel.close(),
     }
   }
-  if (typeof window === 'undefined' || typeof localStorage === 'undefined') return noTabs
+  if (typeof localStorage === 'undefined') return noTabs
   const onStorage = (event: StorageEvent) => {
     if (event.key !== STORAGE_RELAY_KEY || !event.newValue) return
     try {
