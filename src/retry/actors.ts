@@ -38,7 +38,7 @@ export type RetryActorsOptions = {
 export const dispatchLockName = (sessionId: string, anchorId: string) =>
   `${LOCK_PREFIX}retry.${encodeURIComponent(sessionId)}.${encodeURIComponent(anchorId)}`
 
-type Declined = { skipped: 'cancelled' | 'stale' | 'rearm' }
+type Declined = { skipped: 'cancelled' | 'stale' | 'rearm'; runId?: string }
 
 /**
  * One attempt, dispatched by exactly one tab. Every tab whose countdown ends asks for the
@@ -53,7 +53,24 @@ async function dispatchOnce(
   signal: AbortSignal,
 ): Promise<RegenerateReceipt | Declined> {
   const send = async (): Promise<RegenerateReceipt> => {
-    const receipt = await client.regenerate(input.sessionId, input.anchorId, signal)
+    const sentAt = clock.now()
+    let receipt: RegenerateReceipt
+    try {
+      receipt = await client.regenerate(input.sessionId, input.anchorId, signal)
+    } catch (error) {
+      // The answer was lost, not necessarily the request: a run the daemon started anyway is
+      // this attempt's run (followed, and cancelled by a Cancel), never a stray beside the next.
+      if (signal.aborted || isRegenerateRefusal(error)) throw error
+      const landed = await client
+        .listMessages(input.sessionId, signal)
+        .then((history) => strayRun(history, input.anchorId, sentAt))
+        .catch(() => undefined)
+      signal.throwIfAborted()
+      if (!landed) throw error
+      receipt = { run_id: landed, superseded: [], queued: false }
+    }
+    // Cancelled here while the answer travelled: the cancel's own revoke takes care of the run.
+    signal.throwIfAborted()
     refreshHistory(input.sessionId)
     return receipt
   }
@@ -78,6 +95,9 @@ async function dispatchOnce(
         if (record.attempt === input.attempt && record.phase === 'dispatching' && record.dispatchedAt !== undefined) {
           // The tab that was sending went away mid-request (its lock is gone): did it land?
           const landed = strayRun(await client.listMessages(input.sessionId, signal), input.anchorId, record.dispatchedAt)
+          // The look-up took time: a cancel (here or in another tab) may have come meanwhile.
+          signal.throwIfAborted()
+          if (board.read(input.sessionId, input.anchorId)?.phase === 'cancelled') return { skipped: 'cancelled' }
           if (landed) {
             board.update(input.sessionId, input.anchorId, failureId, { phase: 'watching', runId: landed })
             refreshHistory(input.sessionId)
@@ -111,6 +131,13 @@ async function dispatchOnce(
         }
       }
       throw error
+    }
+    // Cancelled in another tab while this request was on the wire: the run it started is
+    // cancelled here, at once, and this tab stops too.
+    if (board.read(input.sessionId, input.anchorId)?.phase === 'cancelled') {
+      await client.cancelRun(input.sessionId, receipt.run_id).catch(() => undefined)
+      refreshHistory(input.sessionId)
+      return { skipped: 'cancelled', runId: receipt.run_id }
     }
     board.update(input.sessionId, input.anchorId, failureId, { phase: 'watching', runId: receipt.run_id })
     return receipt

@@ -102,7 +102,7 @@ export type RegenerateInput = {
  */
 export type RegenerateOutput =
   | { generation: number; receipt: RegenerateReceipt }
-  | { generation: number; skipped: 'cancelled' | 'stale' | 'rearm' }
+  | { generation: number; skipped: 'cancelled' | 'stale' | 'rearm'; runId?: string }
 
 /** Input of the `cancelAccepted` actor. */
 export type CancelAcceptedInput = {
@@ -142,11 +142,12 @@ export function fromRegenerate(
 
 /** Like `fromRegenerate`, for a request that may decline to send (the tabs' dispatch check). */
 export function fromSharedRegenerate(
-  request: (input: RegenerateInput, signal: AbortSignal) => Promise<RegenerateReceipt | { skipped: 'cancelled' | 'stale' | 'rearm' }>,
+  request: (input: RegenerateInput, signal: AbortSignal) => Promise<RegenerateReceipt | { skipped: 'cancelled' | 'stale' | 'rearm'; runId?: string }>,
 ) {
   return fromPromise<RegenerateOutput, RegenerateInput>(async ({ input, signal }) => {
     const result = await request(input, signal)
-    return 'skipped' in result ? { generation: input.generation, skipped: result.skipped } : { generation: input.generation, receipt: result }
+    if (!('skipped' in result)) return { generation: input.generation, receipt: result }
+    return result.runId === undefined ? { generation: input.generation, skipped: result.skipped } : { generation: input.generation, skipped: result.skipped, runId: result.runId }
   })
 }
 
@@ -402,8 +403,13 @@ export const retryMachine = setup({
         onDone: [
           {
             guard: ({ context, event }) => event.output.generation === context.generation && skippedBecause(event.output, 'cancelled'),
-            // The operator cancelled in another tab before this one sent anything.
+            // The operator cancelled in another tab before this one sent anything (or while it
+            // was on the wire: the run it started was cancelled, and is remembered as such).
             target: 'cancelled.quiet',
+            actions: {
+              type: 'recordRevokedRun',
+              params: ({ event }) => ({ runId: 'skipped' in event.output ? event.output.runId : undefined }),
+            },
           },
           {
             guard: ({ context, event }) => event.output.generation === context.generation && skippedBecause(event.output, 'rearm'),

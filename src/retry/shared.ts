@@ -38,7 +38,10 @@ export type RetryBoard = {
   read(sessionId: string, anchorId: string): BoardRecord | undefined
   /** Replaces the record; writing what is already there is a no-op (no echo between tabs). */
   write(sessionId: string, anchorId: string, record: BoardRecord): void
-  /** Patches the record when it is still about `failureId` (another tab may have moved it on). */
+  /**
+   * Patches the record when it is still about `failureId` (another tab may have moved it on), and
+   * never out of `cancelled` or `dismissed`.
+   */
   update(sessionId: string, anchorId: string, failureId: string, patch: Partial<BoardRecord>): void
   /** Any record changed, in this tab or another. */
   subscribe(listener: () => void): () => void
@@ -59,6 +62,9 @@ export function createRetryBoard(store: KeyedStore): RetryBoard {
       const handle = slot(sessionId, anchorId)
       const current = handle.read()
       if (!current || current.failureId !== failureId) return
+      // An operator's cancel (or regenerate by hand) is final for this failure: a tab whose
+      // request was in flight meanwhile must not write its episode back over it.
+      if ((current.phase === 'cancelled' || current.phase === 'dismissed') && patch.phase !== undefined && patch.phase !== current.phase) return
       const next = { ...current, ...patch }
       if (!same(current, next)) handle.write(next)
     },
