@@ -82,6 +82,25 @@ describe.each(['en', 'zh'] as const)('rename (%s)', (lng) => {
     expect(daemon.state().sessions[0]?.title).toBe('Keep me')
   })
 
+  it('the ⋯ menu: Escape closes it and gives the focus back to its button; the button toggles it', async () => {
+    const sid = createSession(daemon, 'Deploy log')
+    await renderAppAt(sessionPath(sid), lng)
+    const button = screen.getByRole('button', { name: t('sessionMenu.actions', { title: 'Deploy log' }) })
+    expect(button).toHaveAttribute('aria-expanded', 'false')
+    await user().click(button)
+    expect(button).toHaveAttribute('aria-expanded', 'true')
+    const menu = screen.getByRole('group', { name: t('sessionMenu.actions', { title: 'Deploy log' }) })
+    expect(button).toHaveAttribute('aria-controls', menu.id)
+    expectFocusOn(within(menu).getByRole('button', { name: t('sessionMenu.rename') }), 'the first item')
+    await user().keyboard('{Escape}')
+    expect(screen.queryByRole('group', { name: t('sessionMenu.actions', { title: 'Deploy log' }) })).toBeNull()
+    expectFocusOn(button, 'the ⋯ button')
+    await user().click(button)
+    await user().click(button)
+    expect(screen.queryByRole('group', { name: t('sessionMenu.actions', { title: 'Deploy log' }) })).toBeNull()
+    expect(requestLines(daemon, SESSION_WRITES)).toEqual([])
+  })
+
   it('Enter on the unchanged title is no rename: nothing is sent', async () => {
     const sid = createSession(daemon, 'Same')
     await renderAppAt(sessionPath(sid), lng)

@@ -131,6 +131,25 @@ describe.each(['en', 'zh'] as const)('the first screen (%s)', (lng) => {
     expect(screen.getAllByRole('article', { name: t('transcript.operator') })).toHaveLength(1)
   })
 
+  it('a first send the daemon refuses (send_error) keeps its text in the new session, with Send again: one message once sent', async () => {
+    daemon.plan(['send_error'])
+    await renderAppAt('/', lng)
+    await user().keyboard('Refused at first{Enter}')
+    await advanceUntil(() => window.location.pathname.startsWith('/sessions/'), 'the session opened')
+    await advanceUntil(() => screen.queryByRole('button', { name: t('actions.sendAgain') }) !== null, 'Send again')
+    const parked = screen.getByRole('article', { name: t('transcript.operator') })
+    expect(parked).toHaveAttribute('data-delivery', 'not_sent')
+    expect(parked).toHaveTextContent('Refused at first')
+    expect(daemon.state().messages).toEqual([])
+    expect(daemon.state().sessions).toHaveLength(1)
+    await user().click(screen.getByRole('button', { name: t('actions.sendAgain') }))
+    await advanceUntil(() => screen.queryByRole('article', { name: t('transcript.agent') })?.getAttribute('data-status') === 'complete', 'the reply')
+    expect(screen.getAllByRole('article', { name: t('transcript.operator') })).toHaveLength(1)
+    expect(daemon.state().messages.filter((m) => m.role === 'operator').map((m) => m.content)).toEqual(['Refused at first'])
+    expect(daemon.state().sessions[0]!.title).toBe('Refused at first')
+    expectIdempotent(daemon.state())
+  })
+
   it('a create lost before it reached the daemon is made again, once', async () => {
     await renderAppAt('/', lng)
     server.use(
