@@ -48,7 +48,7 @@ export function listedTitles(t: TFunction): string[] {
 }
 
 /** Opens a session's "⋯" menu and returns the group of its actions. */
-export async function openSessionMenu(t: TFunction, title: string): Promise<HTMLElement> {
+async function openSessionMenu(t: TFunction, title: string): Promise<HTMLElement> {
   await user().click(within(sessionsNav(t)).getByRole('button', { name: t('sessionMenu.actions', { title }) }))
   return within(sessionsNav(t)).getByRole('group', { name: t('sessionMenu.actions', { title }) })
 }
