@@ -13,17 +13,26 @@ import { newEntry, type SendRuntime } from './deliver'
 /** How far before the request a session may be dated and still be the one it made. */
 const CREATE_SLACK_MS = 2000
 
-export type StartRuntime = SendRuntime & { client: Pick<DaemonClient, 'createSession' | 'listSessions' | 'sendMessage' | 'listMessages'> }
+export type StartRuntime = SendRuntime & {
+  client: Pick<DaemonClient, 'createSession' | 'listSessions' | 'sendMessage' | 'listMessages'> & Partial<Pick<DaemonClient, 'daemonClock'>>
+}
 
-/** Creates an untitled session, finding the one a lost answer made rather than making a second. */
+/**
+ * Creates an untitled session, finding the one a lost answer made rather than making a second.
+ * `created_at` is the daemon's clock: the request's time is placed on it with the offset measured
+ * from `Date` headers, so a daemon seconds ahead or behind neither hides the session the lost
+ * answer made nor passes off another tab's fresh session as this one.
+ */
 export async function createOwnSession(runtime: StartRuntime): Promise<Session> {
+  const onDaemonClock = (local: number) => local + (runtime.client.daemonClock?.offsetMs() ?? 0)
   const sentAt = runtime.clock.now()
   try {
     return await runtime.client.createSession()
   } catch (error) {
     if (!(error instanceof TransportError)) throw error
     const sessions = await runtime.client.listSessions()
-    const made = sessions.find((s) => s.title === '' && s.created_at >= sentAt - CREATE_SLACK_MS)
+    const after = onDaemonClock(sentAt) - CREATE_SLACK_MS
+    const made = sessions.find((s) => s.title === '' && s.created_at >= after)
     if (made) return made
     return runtime.client.createSession()
   }
