@@ -10,22 +10,29 @@ import type { DaemonClient } from '../wire/http'
 import type { Session } from '../wire/types'
 import { newEntry, type SendRuntime } from './deliver'
 
-/** How far before the request a session may be dated and still be the one it made. */
-const CREATE_SLACK_MS = 2000
-
 export type StartRuntime = SendRuntime & { client: Pick<DaemonClient, 'createSession' | 'listSessions' | 'sendMessage' | 'listMessages'> }
 
-/** Creates an untitled session, finding the one a lost answer made rather than making a second. */
+const untitledIds = (sessions: readonly Session[]) => new Set(sessions.filter((s) => s.title === '').map((s) => s.id))
+
+/**
+ * Creates an untitled session, finding the one a lost answer made rather than making a second:
+ * the untitled sessions listed before the request are known, so a new one afterwards is ours.
+ * (Comparing times would set the browser's clock against the daemon's.)
+ */
 export async function createOwnSession(runtime: StartRuntime): Promise<Session> {
-  const sentAt = runtime.clock.now()
+  let before: Set<string> | undefined
+  try {
+    before = untitledIds(await runtime.client.listSessions())
+  } catch {
+    // Unreadable now: the create goes ahead, and a lost answer is then not looked for.
+  }
   try {
     return await runtime.client.createSession()
   } catch (error) {
-    if (!(error instanceof TransportError)) throw error
-    const sessions = await runtime.client.listSessions()
-    const made = sessions.find((s) => s.title === '' && s.created_at >= sentAt - CREATE_SLACK_MS)
-    if (made) return made
-    return runtime.client.createSession()
+    if (!(error instanceof TransportError) || !before) throw error
+    const known = before
+    const made = (await runtime.client.listSessions()).find((s) => s.title === '' && !known.has(s.id))
+    return made ?? runtime.client.createSession()
   }
 }
 
