@@ -3,7 +3,7 @@ import { http, HttpResponse } from 'msw'
 import { useTranslation } from 'react-i18next'
 import { expect, fn, userEvent, waitFor, within } from 'storybook/test'
 import { ConfirmDialog } from '../src/chat/confirm-dialog'
-import { sessionLabel } from '../src/chat/export'
+import { sessionLabel } from '../src/chat/session-label'
 import { RefusedNotice } from '../src/chat/refused-notice'
 import { SessionList, type SessionActions } from '../src/chat/session-list'
 import { ShortcutsDialog } from '../src/chat/shortcuts-dialog'
@@ -65,7 +65,11 @@ export const FirstScreenRefused: Story = {
   name: 'First screen, create refused',
   parameters: {
     msw: {
-      handlers: [http.post('*/api/v1/sessions', () => HttpResponse.json({ error: 'The daemon is shutting down.', code: 'daemon_unavailable' }, { status: 503 }))],
+      handlers: [
+        // The first screen lists the untitled sessions before it creates one (to find its own after a lost answer).
+        http.get('*/api/v1/sessions', () => HttpResponse.json({ sessions: [] })),
+        http.post('*/api/v1/sessions', () => HttpResponse.json({ error: 'The daemon is shutting down.', code: 'daemon_unavailable' }, { status: 503 })),
+      ],
     },
   },
   render: (args) => <StartView onStarted={args.onStarted} />,
@@ -192,7 +196,7 @@ export const Shortcuts: Story = {
     const dialog = canvas.getByRole('dialog', { name: t('shortcuts.title') })
     const rows = within(dialog).getAllByRole('rowheader').map((th) => th.textContent)
     await expect(rows).toEqual(
-      (['newSession', 'focusComposer', 'stopOrCancel', 'retryOrRegenerate', 'previousSession', 'nextSession', 'help', 'send', 'newLine'] as const).map((id) => t(`shortcuts.${id}`)),
+      (['newSession', 'focusComposer', 'stopOrCancel', 'retryOrRegenerate', 'previousSession', 'nextSession', 'find', 'help', 'send', 'newLine'] as const).map((id) => t(`shortcuts.${id}`)),
     )
     const close = within(dialog).getByRole('button', { name: t('shortcuts.close') })
     await expect(close).toHaveFocus()

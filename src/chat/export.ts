@@ -4,6 +4,7 @@
  * as they are). Pure functions of the records, the word function and the clock reading.
  */
 import type { TFunction } from 'i18next'
+import { marked, type Token } from 'marked'
 import { describeFailure, failureOfWireError } from '../i18n/describe-failure'
 import type { Message, Session } from '../wire/types'
 import { sessionLabel } from './session-label'
@@ -41,9 +42,36 @@ function quoted(text: string): string {
   return `${fence}text\n${text}\n${fence}`
 }
 
+/** `<` as text, outside code spans (which are text already). */
+function escapeOutsideCodeSpans(text: string): string {
+  let out = ''
+  let last = 0
+  for (const span of text.matchAll(/(`+)[\s\S]*?\1/g)) {
+    out += text.slice(last, span.index).replaceAll('<', '&lt;') + span[0]
+    last = span.index + span[0].length
+  }
+  return out + text.slice(last).replaceAll('<', '&lt;')
+}
+
+/**
+ * A reply as Markdown in the file, with its raw HTML as text: a reader that renders the file must
+ * not run a reply's tags, nor let a `</details>` in it close the folded block early. Fenced code
+ * blocks and code spans are left as they are. (A fence nested in a list item is escaped with the
+ * item: its `<` then reads `&lt;` in the file, which loses nothing.)
+ */
+function escapeRawHtml(markdown: string): string {
+  let tokens: Token[]
+  try {
+    tokens = marked.lexer(markdown)
+  } catch {
+    return escapeOutsideCodeSpans(markdown)
+  }
+  return tokens.map((token) => (token.type === 'code' ? token.raw : escapeOutsideCodeSpans(token.raw))).join('')
+}
+
 function agentBody(t: TFunction, message: Message): string {
   const parts: string[] = []
-  if (message.content) parts.push(message.content)
+  if (message.content) parts.push(escapeRawHtml(message.content))
   if (message.status === 'failed') {
     const { text, code } = describeFailure(t, failureOfWireError(message.error))
     parts.push(`> **${t('export.failed')}** ${text}${code ? ` (${t('transcript.supportCode', { code })})` : ''}`)

@@ -43,7 +43,7 @@ export function ModalDialog({ title, role = 'dialog', className, initialFocus, o
     const dialog = dialogRef.current
     if (!dialog) return
     // Kept across StrictMode's second run, which would otherwise take a button inside for the opener.
-    if (!openerRef.current && document.activeElement instanceof HTMLElement && !dialog.contains(document.activeElement)) {
+    if (!openerRef.current && document.activeElement instanceof HTMLElement && document.activeElement !== document.body && !dialog.contains(document.activeElement)) {
       openerRef.current = document.activeElement
     }
     if (!dialog.open) {

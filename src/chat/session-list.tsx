@@ -123,8 +123,10 @@ function SessionMenu({ session, actions, onRename }: { session: Session; actions
     event.stopPropagation()
     close()
   }
-  const act = (run: () => void) => () => {
-    setOpen(false)
+  // The item goes away with the menu: focus goes back to the menu's button first, so the action
+  // (and a dialog it opens) starts from there, never from the page.
+  const act = (run: () => void) => {
+    close()
     run()
   }
   return (
@@ -142,16 +144,16 @@ function SessionMenu({ session, actions, onRename }: { session: Session; actions
       </button>
       {open ? (
         <div id={menuId} className="session-menu__list" role="group" aria-label={t('sessionMenu.actions', { title })}>
-          <button ref={firstRef} type="button" className="button button--link" onClick={act(onRename)}>
+          <button ref={firstRef} type="button" className="button button--link" onClick={() => act(onRename)}>
             {t('sessionMenu.rename')}
           </button>
-          <button type="button" className="button button--link" onClick={act(() => actions.onExport(session, 'md'))}>
+          <button type="button" className="button button--link" onClick={() => act(() => actions.onExport(session, 'md'))}>
             {t('sessionMenu.exportMarkdown')}
           </button>
-          <button type="button" className="button button--link" onClick={act(() => actions.onExport(session, 'json'))}>
+          <button type="button" className="button button--link" onClick={() => act(() => actions.onExport(session, 'json'))}>
             {t('sessionMenu.exportJson')}
           </button>
-          <button type="button" className="button button--link session-menu__danger" onClick={act(() => actions.onDelete(session))}>
+          <button type="button" className="button button--link session-menu__danger" onClick={() => act(() => actions.onDelete(session))}>
             {t('sessionMenu.delete')}
           </button>
         </div>

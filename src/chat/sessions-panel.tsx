@@ -3,7 +3,7 @@ import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { describeFailure, failureFromError } from '../i18n/describe-failure'
 import type { Session } from '../wire/types'
-import { messagesQuery } from './api/queries'
+import { chatKeys, messagesQuery } from './api/queries'
 import { useCreateSession, useDeleteSession, useRenameSession, useSessions } from './api/use-sessions'
 import { ConfirmDialog } from './confirm-dialog'
 import { sessionLabel } from './session-label'
@@ -30,7 +30,7 @@ export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelP
   const [renaming, setRenaming] = useState<{ sessionId: string; error?: unknown }>()
   const [deleting, setDeleting] = useState<Session>()
   // Errors stay values until shown, so a language switch rewords them.
-  const [actionError, setActionError] = useState<{ template: 'sessionMenu.deleteFailed' | 'sessionMenu.exportFailed'; error: unknown }>()
+  const [actionError, setActionError] = useState<{ template: 'sessionMenu.deleteFailed' | 'sessionMenu.exportFailed' | 'sessionMenu.renameFailed'; error: unknown }>()
   const failure = create.error ?? sessions.error
 
   const onExport = async (session: Session, format: 'md' | 'json') => {
@@ -49,12 +49,19 @@ export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelP
     }
   }
 
-  const confirmDelete = (session: Session) => {
-    setDeleting(undefined)
+  // The session that takes the place of the one being deleted: the next, or the one before it.
+  const successorOf = (session: Session) => {
     const list = sessions.data ?? []
     const index = list.findIndex((s) => s.id === session.id)
+    return list[index + 1] ?? list[index - 1]
+  }
+  const linkOf = (session: Session | undefined) =>
+    session ? document.querySelector<HTMLElement>(`.sessions a[href="/sessions/${CSS.escape(encodeURIComponent(session.id))}"]`) : null
+
+  const confirmDelete = (session: Session) => {
+    setDeleting(undefined)
     // Deleting the open session opens the next one (or the one before it at the end of the list).
-    const next = list[index + 1] ?? list[index - 1]
+    const next = successorOf(session)
     remove.mutate(session.id, {
       onSuccess: () => {
         if (session.id === currentId) onSelect(next?.id)
@@ -87,7 +94,19 @@ export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelP
           onRename: (session, title) =>
             rename.mutate(
               { sessionId: session.id, title },
-              { onSuccess: () => setRenaming(undefined), onError: (error) => setRenaming({ sessionId: session.id, error }) },
+              {
+                onSuccess: () => setRenaming(undefined),
+                onError: (error) => {
+                  // A session gone meanwhile (deleted in another tab) has no field left to word it under.
+                  if (queryClient.getQueryData<Session[]>(chatKeys.sessions)?.some((s) => s.id === session.id)) {
+                    setRenaming({ sessionId: session.id, error })
+                    return
+                  }
+                  setRenaming(undefined)
+                  setActionError({ template: 'sessionMenu.renameFailed', error })
+                  document.getElementById('composer-input')?.focus()
+                },
+              },
             ),
           onExport: (session, format) => void onExport(session, format),
           onDelete: (session) => {
@@ -116,7 +135,7 @@ export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelP
           cancelLabel={t('sessionMenu.deleteKeep')}
           onConfirm={() => confirmDelete(deleting)}
           onCancel={() => setDeleting(undefined)}
-          fallbackFocus={() => document.querySelector<HTMLElement>('.sessions [aria-current="page"]') ?? document.getElementById('composer-input')}
+          fallbackFocus={() => linkOf(successorOf(deleting)) ?? document.getElementById('composer-input')}
         />
       ) : null}
     </>

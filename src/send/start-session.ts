@@ -10,31 +10,29 @@ import type { DaemonClient } from '../wire/http'
 import type { Session } from '../wire/types'
 import { newEntry, type SendRuntime } from './deliver'
 
-/** How far before the request a session may be dated and still be the one it made. */
-const CREATE_SLACK_MS = 2000
+export type StartRuntime = SendRuntime & { client: Pick<DaemonClient, 'createSession' | 'listSessions' | 'sendMessage' | 'listMessages'> }
 
-export type StartRuntime = SendRuntime & {
-  client: Pick<DaemonClient, 'createSession' | 'listSessions' | 'sendMessage' | 'listMessages'> & Partial<Pick<DaemonClient, 'daemonClock'>>
-}
+const untitledIds = (sessions: readonly Session[]) => new Set(sessions.filter((s) => s.title === '').map((s) => s.id))
 
 /**
- * Creates an untitled session, finding the one a lost answer made rather than making a second.
- * `created_at` is the daemon's clock: the request's time is placed on it with the offset measured
- * from `Date` headers, so a daemon seconds ahead or behind neither hides the session the lost
- * answer made nor passes off another tab's fresh session as this one.
+ * Creates an untitled session, finding the one a lost answer made rather than making a second:
+ * the untitled sessions listed before the request are known, so a new one afterwards is ours.
+ * (Comparing times would set the browser's clock against the daemon's.)
  */
 export async function createOwnSession(runtime: StartRuntime): Promise<Session> {
-  const onDaemonClock = (local: number) => local + (runtime.client.daemonClock?.offsetMs() ?? 0)
-  const sentAt = runtime.clock.now()
+  let before: Set<string> | undefined
+  try {
+    before = untitledIds(await runtime.client.listSessions())
+  } catch {
+    // Unreadable now: the create goes ahead, and a lost answer is then not looked for.
+  }
   try {
     return await runtime.client.createSession()
   } catch (error) {
-    if (!(error instanceof TransportError)) throw error
-    const sessions = await runtime.client.listSessions()
-    const after = onDaemonClock(sentAt) - CREATE_SLACK_MS
-    const made = sessions.find((s) => s.title === '' && s.created_at >= after)
-    if (made) return made
-    return runtime.client.createSession()
+    if (!(error instanceof TransportError) || !before) throw error
+    const known = before
+    const made = (await runtime.client.listSessions()).find((s) => s.title === '' && !known.has(s.id))
+    return made ?? runtime.client.createSession()
   }
 }
 

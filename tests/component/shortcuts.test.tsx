@@ -314,6 +314,7 @@ describe.each(['en', 'zh'] as const)('shortcuts (%s)', (lng) => {
         [t('shortcuts.retryOrRegenerate'), 'Ctrl+Shift+Enter'],
         [t('shortcuts.previousSession'), 'Alt+↑'],
         [t('shortcuts.nextSession'), 'Alt+↓'],
+        [t('shortcuts.find'), 'Ctrl+Shift+F'],
         [t('shortcuts.help'), `? (${t('shortcuts.notInField')})`],
         [t('shortcuts.send'), 'Enter'],
         [t('shortcuts.newLine'), 'Shift+Enter'],

@@ -1,5 +1,5 @@
 /**
- * Found: a rename refused with 404 session_not_found (the session was deleted in another tab
+ * Found while testing and fixed; this test keeps it so. What it was: a rename refused with 404 session_not_found (the session was deleted in another tab
  * while its title was being edited) is never shown, and the focus falls to <body>.
  *
  * useRenameSession's `onSettled` (src/chat/api/use-sessions.ts) re-reads the session list, and

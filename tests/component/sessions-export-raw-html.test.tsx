@@ -1,5 +1,5 @@
 /**
- * Found: the Markdown export turns raw HTML in a reply into markup. The wire says "raw HTML in a
+ * Found while testing and fixed; this test keeps it so. What it was: the Markdown export turns raw HTML in a reply into markup. The wire says "raw HTML in a
  * reply is text, never markup" (daemon-wire.md, the event stream), and the app shows it as text,
  * but sessionToMarkdown (src/chat/export.ts, agentBody) writes a reply's content into the file
  * as it is. Wherever the file is rendered, a reply's `<img …>` or `<a …>` becomes an element, and

@@ -1,5 +1,5 @@
 /**
- * Found (the same as tests/component/found-session-menu-focus.test.tsx, here in Chromium with a
+ * Found while testing and fixed (the same as tests/component/sessions-menu-focus.test.tsx, here in Chromium with a
  * real `showModal()`): after Keep it on the delete question, after an export, and after deleting
  * the open session, the focus is on <body> instead of the session menu's "⋯" button or the
  * session that opens in place of the deleted one.

@@ -1,5 +1,5 @@
 /**
- * Found: the page's shortcuts act behind an open modal dialog. With the delete question open
+ * Found while testing and fixed; this test keeps it so. What it was: the page's shortcuts act behind an open modal dialog. With the delete question open
  * (the page behind it is inert), Alt+↓ switches the session behind it, Ctrl+Shift+O makes and
  * opens a new session, and `?` stacks the shortcut list on top of the question, so "Delete
  * session" is then answered about a session no longer in view.

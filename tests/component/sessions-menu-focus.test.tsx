@@ -1,5 +1,5 @@
 /**
- * Found: focus lands on <body> after three session-menu paths, so a keyboard or screen-reader
+ * Found while testing and fixed; this test keeps it so. What it was: focus lands on <body> after three session-menu paths, so a keyboard or screen-reader
  * operator is thrown back to the top of the page.
  *
  * 1. Keep it (or Escape) on the delete question. The menu item that opened it is removed in the

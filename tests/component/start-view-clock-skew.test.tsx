@@ -1,5 +1,5 @@
 /**
- * Found: the first screen's idempotent create depends on the browser's clock agreeing with the
+ * Found while testing and fixed; this test keeps it so. What it was: the first screen's idempotent create depends on the browser's clock agreeing with the
  * daemon's. createOwnSession (src/send/start-session.ts) looks for the session a lost answer made
  * as an untitled one with `created_at >= sentAt - CREATE_SLACK_MS` (2 s), where `sentAt` is the
  * browser's `Date.now()` and `created_at` the daemon's clock (daemon-wire.md: "Times on the wire
