@@ -109,7 +109,13 @@ export function createReplyFocus() {
       // Nothing asked: a control that held focus here went away or was disabled (Stop once the
       // reply ended, the retry box once the retry succeeded). Focus stays in this reply.
       const gone = held.element && (!held.element.isConnected || held.element.matches(':disabled'))
-      if (lost && gone) focusIfAble((held.inRetry ? elements.retryLine : null) ?? article)
+      if (!lost || !gone) return
+      if (held.inRetry && !elements.retryLine) {
+        // The retry box moved on to the reply the retry is writing (not shown yet): its line takes
+        // focus there; this article holds it until then.
+        intents.set(anchorId, { target: 'retry', owner: messageId, successor: true })
+      }
+      focusIfAble((held.inRetry ? elements.retryLine : null) ?? article)
     },
   }
 }
