@@ -4,6 +4,7 @@ import { ChatView } from '../chat/chat-view'
 import { SessionsPanel } from '../chat/sessions-panel'
 import { StartView } from '../chat/start-view'
 import { useCreateSession, useSessions } from '../chat/api/use-sessions'
+import { FIND_INPUT_ID } from '../chat/find-bar'
 import { ShortcutsDialog } from '../chat/shortcuts-dialog'
 import { useShortcuts } from '../chat/use-core'
 import { LanguageSwitch } from './language-switch'
@@ -75,6 +76,11 @@ export function App() {
         if (next) select(next.id)
         return next !== undefined
       }
+      case 'find': {
+        const field = document.getElementById(FIND_INPUT_ID)
+        field?.focus()
+        return field !== null
+      }
       case 'help':
         setShowShortcuts(true)
         return true
@@ -103,8 +109,8 @@ export function App() {
           {t('app.title')} <span className="app__tagline">{t('app.tagline')}</span>
         </h1>
         {__MOCK_DAEMON__ ? <span className="badge badge--mock">{t('app.mockMode')}</span> : null}
-        <button type="button" className="button app__shortcuts" onClick={() => setShowShortcuts(true)}>
-          {t('shortcuts.button')}
+        <button type="button" className="button app__shortcuts" aria-label={t('shortcuts.button')} title={t('shortcuts.button')} onClick={() => setShowShortcuts(true)}>
+          <span aria-hidden="true">?</span>
         </button>
         <LanguageSwitch />
       </header>

@@ -15,7 +15,7 @@ import { ReplyRow } from './reply-row'
 import { SessionAnnouncer } from './session-announcer'
 import { useChatRuntime } from './runtime'
 import { Transcript } from './transcript'
-import { buildTranscript, isActive, regenerateImpact } from './transcript-model'
+import { buildTranscript, isActive, regenerateImpact, transcriptText, type TranscriptItem } from './transcript-model'
 import { useShortcuts } from './use-core'
 import { overlay } from '../live/live-runs'
 import { isCancellable, retryView } from '../retry/view'
@@ -120,72 +120,77 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
 
   const items = buildTranscript(history ?? [], pending)
   const loading = messagesResult.isPending
+  const renderItem = (item: TranscriptItem) => {
+    if (item.kind === 'operator') return <OperatorMessage content={item.message.content} delivery="sent" />
+    if (item.kind === 'pending') {
+      const id = item.entry.clientMessageId
+      return (
+        <OperatorMessage
+          content={item.entry.content}
+          delivery={item.entry.state === 'sending' ? 'sending' : 'not_sent'}
+          error={id in resendErrors ? <RefusedNotice error={resendErrors[id]} template="composer.refused" /> : undefined}
+          onSendAgain={async () => {
+            setResendErrors(({ [id]: _, ...rest }) => rest)
+            const outcome = await resend(id)
+            if (outcome?.kind === 'refused') setResendErrors((prev) => ({ ...prev, [id]: outcome.error }))
+          }}
+          onEdit={() => {
+            const text = takeBack(id)
+            if (text !== undefined) {
+              // Whatever the operator typed since stays; the parked text comes after it.
+              const draft = runtime.drafts.read(sessionId)
+              runtime.drafts.write(sessionId, draft.trim() ? `${draft}\n${text}` : text)
+              composerRef.current?.focus()
+            }
+          }}
+        />
+      )
+    }
+    const { message } = item
+    const anchorId = message.reply_to
+    return (
+      <div className="reply">
+        <ReplyRow
+          sessionId={sessionId}
+          message={message}
+          earlier={item.earlier}
+          followers={item.followers}
+          busy={(stop.isPending && stop.variables === message.run_id) || (regenerate.isPending && regenerate.variables === anchorId)}
+          onStop={stopRun}
+          onRegenerate={requestRegenerate}
+        />
+        {confirming && confirming.anchorId === anchorId ? (
+          <ConfirmRegenerate
+            count={confirming.count}
+            // After Replace the reply being replaced holds focus until its successor takes it.
+            fallbackFocus={() => replyFocusOf(runtime).articleOf(confirming.anchorId)}
+            onConfirm={() => {
+              setConfirming(undefined)
+              regenerateNow(confirming.anchorId)
+            }}
+            onCancel={() => setConfirming(undefined)}
+          />
+        ) : null}
+        {regenerateError && regenerateError.anchorId === anchorId && item.isLatest ? (
+          <div role="alert" className="failure failure--inline">
+            <p className="failure__text">
+              <RefusedNotice error={regenerateError.error} template="regenerate.refused" />
+            </p>
+          </div>
+        ) : null}
+      </div>
+    )
+  }
   return (
     <section className="chat">
-      <Transcript loading={loading} empty={!loading && items.length === 0} rowCount={items.length} active={(history ?? []).some((m) => !m.superseded && isActive(m))}>
-        {items.map((item) => {
-          if (item.kind === 'operator') return <OperatorMessage key={item.key} content={item.message.content} delivery="sent" />
-          if (item.kind === 'pending') {
-            const id = item.entry.clientMessageId
-            return (
-              <OperatorMessage
-                key={item.key}
-                content={item.entry.content}
-                delivery={item.entry.state === 'sending' ? 'sending' : 'not_sent'}
-                error={id in resendErrors ? <RefusedNotice error={resendErrors[id]} template="composer.refused" /> : undefined}
-                onSendAgain={async () => {
-                  setResendErrors(({ [id]: _, ...rest }) => rest)
-                  const outcome = await resend(id)
-                  if (outcome?.kind === 'refused') setResendErrors((prev) => ({ ...prev, [id]: outcome.error }))
-                }}
-                onEdit={() => {
-                  const text = takeBack(id)
-                  if (text !== undefined) {
-                    // Whatever the operator typed since stays; the parked text comes after it.
-                    const draft = runtime.drafts.read(sessionId)
-                    runtime.drafts.write(sessionId, draft.trim() ? `${draft}\n${text}` : text)
-                    composerRef.current?.focus()
-                  }
-                }}
-              />
-            )
-          }
-          const { message } = item
-          const anchorId = message.reply_to
-          return (
-            <div key={item.key} className="reply">
-              <ReplyRow
-                sessionId={sessionId}
-                message={message}
-                earlier={item.earlier}
-                followers={item.followers}
-                busy={(stop.isPending && stop.variables === message.run_id) || (regenerate.isPending && regenerate.variables === anchorId)}
-                onStop={stopRun}
-                onRegenerate={requestRegenerate}
-              />
-              {confirming && confirming.anchorId === anchorId ? (
-                <ConfirmRegenerate
-                  count={confirming.count}
-                  // After Replace the reply being replaced holds focus until its successor takes it.
-                  fallbackFocus={() => replyFocusOf(runtime).articleOf(confirming.anchorId)}
-                  onConfirm={() => {
-                    setConfirming(undefined)
-                    regenerateNow(confirming.anchorId)
-                  }}
-                  onCancel={() => setConfirming(undefined)}
-                />
-              ) : null}
-              {regenerateError && regenerateError.anchorId === anchorId && item.isLatest ? (
-                <div role="alert" className="failure failure--inline">
-                  <p className="failure__text">
-                    <RefusedNotice error={regenerateError.error} template="regenerate.refused" />
-                  </p>
-                </div>
-              ) : null}
-            </div>
-          )
-        })}
-      </Transcript>
+      <Transcript
+        items={items}
+        itemKey={(item) => item.key}
+        itemText={transcriptText}
+        renderItem={renderItem}
+        loading={loading}
+        active={(history ?? []).some((m) => !m.superseded && isActive(m))}
+      />
       <SessionAnnouncer sessionId={sessionId} />
       <ComposerPanel ref={composerRef} sessionId={sessionId} send={send} autoFocus={autoFocusComposer} />
     </section>

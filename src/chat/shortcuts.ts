@@ -4,7 +4,7 @@
  * Ctrl+Shift+I/J/K), and single keys apply only outside text fields.
  */
 
-export type ShortcutId = 'newSession' | 'focusComposer' | 'stopOrCancel' | 'retryOrRegenerate' | 'previousSession' | 'nextSession' | 'help'
+export type ShortcutId = 'newSession' | 'focusComposer' | 'stopOrCancel' | 'retryOrRegenerate' | 'previousSession' | 'nextSession' | 'find' | 'help'
 
 /** What a keydown says, read off the event (so tests can build one by hand). */
 export type KeyPress = {
@@ -35,6 +35,8 @@ export function shortcutFor(press: KeyPress, apple: boolean): ShortcutId | undef
     if (key === 'o') return 'newSession'
     if (key === 'Backspace') return 'stopOrCancel'
     if (key === 'Enter') return 'retryOrRegenerate'
+    // Not Ctrl+F: the browser's own find stays the browser's.
+    if (key === 'f') return 'find'
     return undefined
   }
   const plain = !press.ctrlKey && !press.metaKey && !press.altKey
@@ -68,12 +70,14 @@ export function shortcutKeys(id: ShortcutId, apple: boolean): string[][] {
       return [[alt, '↑']]
     case 'nextSession':
       return [[alt, '↓']]
+    case 'find':
+      return [[mod, shift, 'F']]
     case 'help':
       return [['?']]
   }
 }
 
-export const SHORTCUT_IDS: readonly ShortcutId[] = ['newSession', 'focusComposer', 'stopOrCancel', 'retryOrRegenerate', 'previousSession', 'nextSession', 'help']
+export const SHORTCUT_IDS: readonly ShortcutId[] = ['newSession', 'focusComposer', 'stopOrCancel', 'retryOrRegenerate', 'previousSession', 'nextSession', 'find', 'help']
 
 /** Reads a keydown into a KeyPress. */
 export function keyPressOf(event: KeyboardEvent): KeyPress {

@@ -65,3 +65,11 @@ export function regenerateImpact(messages: readonly Message[], anchorId: string)
 export function isActive(message: Message): boolean {
   return message.status === 'queued' || message.status === 'streaming'
 }
+
+/** What find-in-session searches in a row: the message, and the earlier versions folded under it. */
+export function transcriptText(item: TranscriptItem): string {
+  if (item.kind === 'pending') return item.entry.content
+  if (item.kind === 'operator') return item.message.content
+  return [item.message.content, ...item.earlier.map((m) => m.content)].join('\n')
+}
+

@@ -1,43 +1,127 @@
-import { useState, type ReactNode } from 'react'
+import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual'
+import { useCallback, useLayoutEffect, useRef, useState, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import { useStickToBottom } from 'use-stick-to-bottom'
+import { FindBar } from './find-bar'
 
-export type TranscriptProps = {
+export type TranscriptProps<Item> = {
+  items: readonly Item[]
+  itemKey: (item: Item) => string
+  renderItem: (item: Item) => ReactNode
+  /** The text find-in-session searches in each row. */
+  itemText: (item: Item) => string
   /** Loading the history: the log is busy and says so. */
   loading: boolean
-  /** Nothing to show yet (and not loading). */
-  empty: boolean
-  /** How many rows there are: a new one while scrolled up offers "Jump to latest". */
-  rowCount: number
   /** A reply is still being written below. */
   active: boolean
-  children: ReactNode
+}
+
+/** A first guess at a row's height, before it is measured. */
+const ESTIMATED_ROW_PX = 140
+/** Rows rendered beyond each edge of the window, so a quick scroll never shows a blank. */
+const OVERSCAN = 6
+/** How close to the end still counts as reading the latest. */
+const PIN_SLACK_PX = 48
+
+/**
+ * Where there is no layout (a test DOM), the log has no height: report a tall one so every row
+ * renders, as it would on a screen tall enough to hold them.
+ */
+function observeRect<T extends Element>(instance: Virtualizer<T, Element>, cb: (rect: { width: number; height: number }) => void) {
+  return observeElementRect(instance, (rect) => cb(rect.height > 0 ? rect : { width: rect.width, height: Number.MAX_SAFE_INTEGER / 4 }))
 }
 
 /**
- * The scrolling log. It stays pinned to the bottom while anything at the bottom grows (text, a
- * failure notice, the retry box, highlighting): use-stick-to-bottom watches the content's size,
- * so there is no layout read per commit. Scrolling up releases it; "Jump to latest" brings the
- * operator back when something new arrives below.
+ * The scrolling log, windowed: only the rows in view (and a few either side) are in the DOM, so a
+ * 10,000-message session costs what a 20-message one does. It stays pinned to the bottom while
+ * anything at the bottom grows (text, a failure notice, the retry box, highlighting): TanStack
+ * Virtual's end anchoring keeps the end in view as rows are measured. Scrolling up releases it;
+ * "Jump to latest" brings the operator back when something new arrives below. Find in session
+ * reaches rows that are not in the DOM, which the browser's own find cannot.
  */
-export function Transcript({ loading, empty, rowCount, active, children }: TranscriptProps) {
+export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading, active }: TranscriptProps<Item>) {
   const { t } = useTranslation()
-  const { scrollRef, contentRef, isAtBottom, scrollToBottom } = useStickToBottom({ initial: 'instant', resize: 'instant' })
-  // Rows there were when the operator last saw the bottom: more than that is news below.
-  const [seenRows, setSeenRows] = useState(rowCount)
-  if (isAtBottom && seenRows !== rowCount) setSeenRows(rowCount)
-  const newBelow = !isAtBottom && (rowCount > seenRows || active)
+  const scrollRef = useRef<HTMLDivElement>(null)
+  const [match, setMatch] = useState<number>()
+  // The virtualizer hands out fresh functions each render, which the React Compiler cannot memoize
+  // around; this component is left uncompiled, as TanStack documents.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ESTIMATED_ROW_PX,
+    getItemKey: (index) => itemKey(items[index] as Item),
+    observeElementRect: observeRect,
+    overscan: OVERSCAN,
+    anchorTo: 'end',
+    followOnAppend: true,
+    scrollEndThreshold: PIN_SLACK_PX,
+  })
+  const atEnd = virtualizer.isAtEnd()
+
+  // A window that changes size (a phone turned, the panel folded, zoom) re-wraps every row: one
+  // that was reading the end stays at the end. Only the operator's own scrolling moves the pin
+  // (a resize changes no scroll position, so it fires no scroll event).
+  const pinned = useRef(true)
+  useLayoutEffect(() => {
+    const element = scrollRef.current
+    if (!element || typeof ResizeObserver === 'undefined') return
+    const onScroll = () => {
+      pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight <= PIN_SLACK_PX
+    }
+    const observer = new ResizeObserver(() => {
+      if (pinned.current) virtualizer.scrollToEnd()
+    })
+    element.addEventListener('scroll', onScroll, { passive: true })
+    observer.observe(element)
+    return () => {
+      element.removeEventListener('scroll', onScroll)
+      observer.disconnect()
+    }
+  }, [virtualizer])
+
+  // The history arrives at the end of the conversation, where the newest line is.
+  const placed = useRef(false)
+  useLayoutEffect(() => {
+    if (placed.current || loading || items.length === 0) return
+    placed.current = true
+    virtualizer.scrollToEnd()
+  }, [items.length, loading, virtualizer])
+
+  // Rows there were when the operator last saw the end: more than that is news below.
+  const [seenRows, setSeenRows] = useState(items.length)
+  if (atEnd && seenRows !== items.length) setSeenRows(items.length)
+  const newBelow = !atEnd && (items.length > seenRows || active)
+
+  const reveal = useCallback(
+    (index: number) => {
+      setMatch(index)
+      virtualizer.scrollToIndex(index, { align: 'center' })
+    },
+    [virtualizer],
+  )
+
   return (
     <div className="transcript-frame">
+      <FindBar items={items} itemText={itemText} onReveal={reveal} onClear={() => setMatch(undefined)} />
       <div ref={scrollRef} className="transcript" role="log" aria-label={t('transcript.label')} aria-live="off" aria-busy={loading}>
-        <div ref={contentRef} className="transcript__content">
-          {loading ? <p className="muted">{t('app.loading')}</p> : null}
-          {empty ? <p className="muted">{t('transcript.empty')}</p> : null}
-          {children}
+        {loading ? <p className="muted">{t('app.loading')}</p> : null}
+        {!loading && items.length === 0 ? <p className="muted">{t('transcript.empty')}</p> : null}
+        <div className="transcript__content" style={{ height: virtualizer.getTotalSize() }}>
+          {virtualizer.getVirtualItems().map((row) => (
+            <div
+              key={row.key}
+              ref={virtualizer.measureElement}
+              data-index={row.index}
+              className={`transcript__row${row.index === match ? ' transcript__row--match' : ''}`}
+              style={{ transform: `translateY(${row.start}px)` }}
+            >
+              {renderItem(items[row.index] as Item)}
+            </div>
+          ))}
         </div>
       </div>
       {newBelow ? (
-        <button type="button" className="button jump-to-latest" onClick={() => void scrollToBottom()}>
+        <button type="button" className="button jump-to-latest" onClick={() => virtualizer.scrollToEnd({ behavior: 'smooth' })}>
           {t('chat.jumpToLatest')}
         </button>
       ) : null}
