@@ -5,7 +5,6 @@ import { SessionsPanel } from '../chat/sessions-panel'
 import { StartView } from '../chat/start-view'
 import { useCreateSession, useSessions } from '../chat/api/use-sessions'
 import { FIND_INPUT_ID } from '../chat/find-bar'
-import { ShortcutsDialog } from '../chat/shortcuts-dialog'
 import { useShortcuts } from '../chat/use-core'
 import { LanguageSwitch } from './language-switch'
 import { NARROW_LAYOUT, useMediaQuery } from './use-media-query'
@@ -13,6 +12,8 @@ import { useSessionRoute } from './use-session-route'
 
 // The simulator drives the in-browser mock daemon; a build against a real daemon never loads it.
 const SimulatorPanel = __MOCK_DAEMON__ ? lazy(() => import('./simulator-panel')) : null
+// The shortcut list is opened now and then: it loads when it is.
+const ShortcutsDialog = lazy(() => import('../chat/shortcuts-dialog').then((m) => ({ default: m.ShortcutsDialog })))
 
 /**
  * The shell: header, sessions on the side, the session in view. Composition only.
@@ -114,7 +115,11 @@ export function App() {
         </button>
         <LanguageSwitch />
       </header>
-      {showShortcuts ? <ShortcutsDialog onClose={() => setShowShortcuts(false)} /> : null}
+      {showShortcuts ? (
+        <Suspense fallback={null}>
+          <ShortcutsDialog onClose={() => setShowShortcuts(false)} />
+        </Suspense>
+      ) : null}
       <div className="app__body">
         <aside ref={sideRef} id={sideId} className={`app__side${panelOpen ? ' app__side--open' : ''}`} onKeyDown={onSideKeyDown}>
           <SessionsPanel currentId={sessionId} onSelect={select} onCreated={setFreshSession} />

@@ -6,12 +6,8 @@
 import type { TFunction } from 'i18next'
 import { describeFailure, failureOfWireError } from '../i18n/describe-failure'
 import type { Message, Session } from '../wire/types'
+import { sessionLabel } from './session-label'
 import { buildTranscript } from './transcript-model'
-
-/** The session's title as shown: the daemon's, or the untitled label in the current language. */
-export function sessionLabel(t: TFunction, session: Pick<Session, 'title'>): string {
-  return session.title.trim() || t('sessions.untitled')
-}
 
 /** A file name from the title and the date: `deploy-log-2026-12-01.md`. Safe on every file system. */
 export function exportFileName(title: string, at: number, extension: 'md' | 'json'): string {

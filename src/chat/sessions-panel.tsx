@@ -6,7 +6,7 @@ import type { Session } from '../wire/types'
 import { messagesQuery } from './api/queries'
 import { useCreateSession, useDeleteSession, useRenameSession, useSessions } from './api/use-sessions'
 import { ConfirmDialog } from './confirm-dialog'
-import { download, exportFileName, sessionLabel, sessionToJson, sessionToMarkdown } from './export'
+import { sessionLabel } from './session-label'
 import { RefusedNotice } from './refused-notice'
 import { useChatRuntime } from './runtime'
 import { SessionList } from './session-list'
@@ -35,7 +35,11 @@ export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelP
 
   const onExport = async (session: Session, format: 'md' | 'json') => {
     try {
-      const messages = await queryClient.fetchQuery(messagesQuery(runtime, session.id))
+      // Export is rare: its code loads when it is asked for, not with the page.
+      const [{ download, exportFileName, sessionToJson, sessionToMarkdown }, messages] = await Promise.all([
+        import('./export'),
+        queryClient.fetchQuery(messagesQuery(runtime, session.id)),
+      ])
       const at = runtime.clock.now()
       const name = exportFileName(sessionLabel(t, session), at, format)
       if (format === 'md') download(name, sessionToMarkdown(t, session, messages, at, i18n.language), 'text/markdown;charset=utf-8')

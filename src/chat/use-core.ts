@@ -77,7 +77,8 @@ export function useShortcuts(handle: (id: ShortcutId) => boolean): void {
   useEffect(() => {
     const apple = isApple(navigator.platform || navigator.userAgent)
     const onKeyDown = (event: KeyboardEvent) => {
-      if (event.defaultPrevented) return
+      // A modal dialog has the page to itself: nothing behind it acts on a key.
+      if (event.defaultPrevented || document.querySelector('dialog[open], [aria-modal="true"]')) return
       const id = shortcutFor(keyPressOf(event), apple)
       if (id && latest.current(id)) event.preventDefault()
     }

@@ -64,13 +64,16 @@ for (const lang of ['zh', 'en'] as const satisfies readonly Lang[]) {
     // countdown, and a slow machine must not let it fire before the test has read the failure.
     await page.clock.pauseAt(FIXED_NOW.getTime() + 10 * 60_000)
     const replies = agentReplies(page, lang)
+    // The transcript is windowed, so the words are collected case by case as each is shown.
+    const shownTexts: string[] = []
 
     for (const [index, code] of ERROR_CODES.entries()) {
       await test.step(code, async () => {
         await planFaults(page, [`code:${code}`])
         const prompt = `Case ${index + 1}: ${code}`
         await sendMessage(page, prompt, lang)
-        const reply = replies.nth(index)
+        // The transcript is windowed and pinned to its end: the newest reply is the last one shown.
+        const reply = replies.last()
         const expected = words[code]
         expect(expected, `errors.${code} in the ${lang} table`).toBeTruthy()
         // Until the failure reads as expected: a run that failed with a client-side code
@@ -78,17 +81,19 @@ for (const lang of ['zh', 'en'] as const satisfies readonly Lang[]) {
         // history settles it, which takes page time too (the query cache notifies on a timer).
         await runClockUntil(page, () =>
           page.evaluate(
-            ({ n, text }) => {
+            ({ prompt, text }) => {
               const all = document.querySelectorAll('article[data-status]')
-              const last = all[n - 1]
-              return all.length === n && last?.getAttribute('data-status') === 'failed' && last.querySelector('.failure__text')?.textContent === text
+              const last = all[all.length - 1]
+              const asked = [...document.querySelectorAll('article[data-delivery]')].some((m) => m.textContent?.includes(prompt))
+              return asked && last?.getAttribute('data-status') === 'failed' && last.querySelector('.failure__text')?.textContent === text
             },
-            { n: index + 1, text: expected ?? '' },
+            { prompt, text: expected ?? '' },
           ),
         )
         const text = reply.locator('.failure__text')
         await expect(text).toHaveText(expected ?? '')
         await expect(reply.locator('.failure__code')).toContainText(code)
+        shownTexts.push(await text.innerText())
 
         const { messages } = await daemonState(page)
         const anchor = messages.find((m) => m.role === 'operator' && m.content === prompt)
@@ -119,7 +124,6 @@ for (const lang of ['zh', 'en'] as const satisfies readonly Lang[]) {
       })
     }
     // Each code had its own words, and nothing was regenerated behind the test's back.
-    const shownTexts = await replies.locator('.failure__text').allInnerTexts()
     expect(new Set(shownTexts).size).toBe(ERROR_CODES.length)
     expect(await requestLog(page, /\/regenerate$/)).toEqual([])
   })

@@ -173,6 +173,16 @@ export function replyBody(reply: Locator): Locator {
   return reply.locator('.message__body').first()
 }
 
+/**
+ * The Markdown source of a reply, as the operator gets it from its Copy button: the rendered body
+ * is Markdown laid out, so the exact text (nothing lost, nothing doubled) is checked on the source.
+ */
+export async function replySource(page: Page, reply: Locator): Promise<string> {
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'])
+  await reply.getByRole('button', { name: /^(Copy|复制)$/ }).first().click()
+  return page.evaluate(() => navigator.clipboard.readText())
+}
+
 /** What the in-browser mock daemon holds right now. */
 export async function daemonState(page: Page): Promise<DaemonState> {
   return page.evaluate(() => {

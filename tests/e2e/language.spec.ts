@@ -54,7 +54,7 @@ test('简体中文 switches the whole interface, survives a reload, and English 
 test('?lang=zh opens in Chinese and is remembered without the parameter', async ({ page }) => {
   await openApp(page, { lang: 'zh' })
   await expect(page.locator('html')).toHaveAttribute('lang', HTML_LANG.zh)
-  await expect(page.getByText('从会话列表中选择一个会话，或新建会话。')).toBeVisible()
+  await expect(page.getByText('在下方输入第一条消息，按 Enter 发送，并为它新建会话。')).toBeVisible()
   await page.goto('/')
   await expect(page.locator('html')).toHaveAttribute('lang', HTML_LANG.zh)
   await expect(page.getByRole('button', { name: WORDS.zh.newSession })).toBeVisible()

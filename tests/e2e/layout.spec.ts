@@ -48,7 +48,8 @@ for (const size of NARROW) {
         await expect(nav).toBeHidden()
         await expect(toggle).toBeFocused()
 
-        // Space opens it; New session, pressed with Enter, opens the session and closes the panel.
+        // Space opens it; New session, pressed with Enter, opens the session and closes the panel,
+        // and the new session is ready to type: focus is in its message box.
         await page.keyboard.press('Space')
         await expect(toggle).toHaveAttribute('aria-expanded', 'true')
         await expect(page.getByRole('button', { name: WORDS[lang].newSession })).toBeFocused()
@@ -56,7 +57,7 @@ for (const size of NARROW) {
         await page.waitForURL(/\/sessions\/[^/]+$/)
         await expect(toggle).toHaveAttribute('aria-expanded', 'false')
         await expect(nav).toBeHidden()
-        await expect(toggle).toBeFocused()
+        await expect(messageBox(page, lang)).toBeFocused()
         const first = new URL(page.url()).pathname
         await expect(messageBox(page, lang)).toBeEditable()
 
@@ -67,6 +68,8 @@ for (const size of NARROW) {
         await expect(current).toBeFocused()
         const links = nav.getByRole('link')
         await expect(links).toHaveCount(2)
+        // From a session's link, Tab reaches its actions button, then the next session.
+        await page.keyboard.press('Tab')
         await page.keyboard.press('Tab')
         await expect(links.nth(1)).toBeFocused()
         await page.keyboard.press('Enter')

@@ -1,4 +1,4 @@
-import { agentReplies, daemonState, expect, newSession, openApp, operatorMessages, requestLog, sendMessage, test, statusBadge } from './fixtures'
+import { agentReplies, daemonState, expect, newSession, openApp, operatorMessages, replySource, requestLog, sendMessage, test, statusBadge } from './fixtures'
 
 const REGENERATE = /^POST \/api\/v1\/sessions\/[^/]+\/messages\/[^/]+\/regenerate$/
 
@@ -44,7 +44,8 @@ test('Regenerate: the last reply at once; an earlier one asks first and keeps wh
   await expect(earlier).toContainText('Second question about memory')
   const state = await daemonState(page)
   const oldFirst = state.messages.find((m) => m.role === 'agent' && m.superseded && m.reply_to === state.messages[0]?.id)
-  await expect(earlier).toContainText(oldFirst?.content ?? '(missing)')
+  // The earlier version reads as it was written: its Copy gives its Markdown source back.
+  expect(await replySource(page, earlier.locator('.earlier__item').first())).toBe(oldFirst?.content ?? '(missing)')
   expect(state.messages.filter((m) => m.role === 'operator')).toHaveLength(2)
   expect(state.messages.filter((m) => !m.superseded).map((m) => m.role)).toEqual(['operator', 'agent'])
 })
@@ -77,8 +78,8 @@ test('drop and lag: the stream is reattached and the reply completes with nothin
   const state = await daemonState(page)
   expect(state.runs.map((r) => `${r.outcome}:${r.status}`)).toEqual(['drop:completed', 'lag:completed'])
   const stored = state.messages.filter((m) => m.role === 'agent').map((m) => m.content)
-  await expect(agentReplies(page).nth(0).locator('.message__body')).toHaveText(stored[0] ?? '')
-  await expect(agentReplies(page).nth(1).locator('.message__body')).toHaveText(stored[1] ?? '')
+  expect(await replySource(page, agentReplies(page).nth(0))).toBe(stored[0] ?? '')
+  expect(await replySource(page, agentReplies(page).nth(1))).toBe(stored[1] ?? '')
   await expect(page.locator('.failure')).toHaveCount(0)
   // The client asked for the events again after each broken connection, with Last-Event-ID.
   const streams = await requestLog(page, /^GET .*\/events$/)

@@ -1,8 +1,10 @@
-import { agentReplies, daemonState, expect, messageBox, newSession, openApp, operatorMessages, replyBody, seenStatuses, sendMessage, test, statusBadge } from './fixtures'
+import { agentReplies, daemonState, expect, messageBox, newSession, openApp, operatorMessages, replySource, seenStatuses, sendMessage, test, statusBadge } from './fixtures'
 
 test('a message sent with Enter gets a reply that streams in, completes, and survives a reload', async ({ page }) => {
   await openApp(page)
-  await expect(page.getByText('Pick a session from the list, or start a new one.')).toBeVisible()
+  // The first screen is ready to type.
+  await expect(page.getByText('Write your first message below. Enter sends it and opens a new session for it.')).toBeVisible()
+  await expect(messageBox(page)).toBeFocused()
   const sessionId = await newSession(page)
   expect(page.url()).toMatch(new RegExp(`/sessions/${sessionId}$`))
   await expect(page.getByText('No messages yet. Write the first one below.')).toBeVisible()
@@ -31,7 +33,9 @@ test('a message sent with Enter gets a reply that streams in, completes, and sur
   expect(stored?.status).toBe('complete')
   const text = stored?.content ?? ''
   expect(text).toContain('How do I rotate the daemon logs?')
-  await expect(replyBody(reply)).toHaveText(text)
+  expect(await replySource(page, reply)).toBe(text)
+  // Rendered as Markdown: the reply's code block is a code block, not backticks.
+  await expect(reply.locator('pre code')).toHaveCount(1)
 
   // The session is in the sidebar and marked current.
   const current = page.getByRole('navigation', { name: 'Sessions' }).getByRole('link')
@@ -44,7 +48,7 @@ test('a message sent with Enter gets a reply that streams in, completes, and sur
   await expect(operatorMessages(page)).toContainText('How do I rotate the daemon logs?')
   await expect(agentReplies(page)).toHaveCount(1)
   await expect(agentReplies(page)).toHaveAttribute('data-status', 'complete')
-  await expect(replyBody(agentReplies(page))).toHaveText(text)
+  expect(await replySource(page, agentReplies(page))).toBe(text)
 })
 
 test('Shift+Enter adds a line instead of sending, and an empty box cannot be sent', async ({ page }) => {

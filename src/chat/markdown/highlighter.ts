@@ -7,8 +7,10 @@
  */
 import { createHighlighterCore, type HighlighterCore } from 'shiki/core'
 import { createJavaScriptRegexEngine } from 'shiki/engine/javascript'
-import githubDark from 'shiki/themes/github-dark.mjs'
-import githubLight from 'shiki/themes/github-light.mjs'
+// The high-contrast GitHub themes: every token reads at 4.5:1 or more on the code block's own
+// background (the plain github-light comment and keyword colours fall just short of it).
+import githubDark from 'shiki/themes/github-dark-high-contrast.mjs'
+import githubLight from 'shiki/themes/github-light-high-contrast.mjs'
 import { GRAMMAR_LOADERS, type GrammarModule, type LanguageId } from './languages'
 
 /** One run of text in one colour: Shiki's colours for both themes, as CSS custom properties. */
@@ -68,7 +70,7 @@ export function createCodeHighlighter(loaders: Record<LanguageId, () => Promise<
     await loadGrammar(highlighter, language)
     const { tokens } = highlighter.codeToTokens(code, {
       lang: language,
-      themes: { light: 'github-light', dark: 'github-dark' },
+      themes: { light: 'github-light-high-contrast', dark: 'github-dark-high-contrast' },
       // Both themes as custom properties (--shiki-light, --shiki-dark); markdown.css picks one
       // with prefers-color-scheme, as the app's own colours do.
       defaultColor: false,
