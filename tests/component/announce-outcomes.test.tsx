@@ -184,6 +184,20 @@ describe('each outcome once', () => {
     expect(region.stop()).toEqual([SAID.en.rateLimited + SAID.en.retry1, SAID.en.cancelled])
   })
 
+  it('Cancel retry while the retry runs: the cancel is said, and its stopped run is not said again', async () => {
+    daemon.plan(['rate_limited', 'hang'])
+    await open()
+    const region = listen()
+    await send('hi')
+    await advanceUntil(() => document.querySelector('[data-retry="armed"]') !== null, 'the countdown')
+    await user().click(within(lastAgentReply()).getByRole('button', { name: 'Retry now' }))
+    await advanceUntil(() => document.querySelector('[data-retry="watching"]') !== null && lastStatus() === 'streaming', 'the retry running')
+    await user().click(within(lastAgentReply()).getByRole('button', { name: 'Cancel retry' }))
+    await advanceUntil(() => lastStatus() === 'cancelled', 'the run stopped')
+    await advance(5_000)
+    expect(region.stop()).toEqual([SAID.en.rateLimited + SAID.en.retry1, SAID.en.cancelled])
+  })
+
   it.each(['en', 'zh'] as const)('a send parked as not sent: said once; Send again then lands and its reply completes (%s)', async (lng) => {
     daemon.plan(['ok'])
     await open(lng)
@@ -225,6 +239,33 @@ describe('each outcome once', () => {
     expect(screen.getAllByRole('article', { name: 'Agent' })).toHaveLength(2)
     expect(region.stop()).toEqual([])
     expect(liveRegion()).toHaveTextContent(/^$/)
+  })
+
+  it('tier 1: each wait once, then the reply complete', async () => {
+    daemon.plan(['tier1:2'])
+    await open()
+    const region = listen()
+    await send('hi')
+    await advanceUntil(() => lastStatus() === 'complete', 'the reply', 10_000)
+    await advance(2_000)
+    const wait = (attempt: number) => `The model provider is overloaded. The daemon is retrying, attempt ${attempt} of 3. Stop ends it.`
+    expect(region.stop()).toEqual([wait(2), wait(3), SAID.en.complete])
+  })
+
+  it('a session opened on a failure that arms: the countdown is said once, the failure it answers is not', async () => {
+    daemon.plan(['rate_limited', 'hang'])
+    const sid = createSession(daemon)
+    daemon.send(sid, { content: 'hi', client_message_id: 'c-1' })
+    await advance(50)
+    renderChat(sid)
+    await advance(10)
+    const region = liveRegion()
+    const said: string[] = [region.textContent ?? '']
+    const observer = new MutationObserver(() => said.push(region.textContent ?? ''))
+    observer.observe(region, { childList: true, characterData: true, subtree: true })
+    await advance(1_500)
+    observer.disconnect()
+    expect(said.filter(Boolean)).toEqual(['Reply failed. Retry 1 in 2 seconds.'])
   })
 
   it('the same words twice in a row are a new announcement each time', async () => {
