@@ -2,6 +2,8 @@
  * Shared story data: a fixed clock, wire records and sample text in both interface languages.
  * Nothing here reads the real time, so a story looks the same today, tomorrow and in the suite.
  */
+import type { TFunction } from 'i18next'
+import { createI18n } from '../src/i18n/setup'
 import type { Message, Session } from '../src/wire/types'
 
 /** The stories' "now": 30 November 2026, 14:05:00 local time (a local date, so HH:MM reads 14:05 in any zone). */
@@ -118,4 +120,13 @@ export function agentReply(overrides: Partial<Message> = {}): Message {
 /** A session record. */
 export function session(id: string, title: string, overrides: Partial<Session> = {}): Session {
   return { id, title, status: 'idle', created_at: FIXED_NOW - 3_600_000, updated_at: FIXED_NOW - 60_000, ...overrides }
+}
+
+/**
+ * The word function of the story's locale (the `locale` global), for play functions that check
+ * what the operator reads in either language. Its own i18next instance, in the same language as
+ * the story's.
+ */
+export function wordsFor(locale: unknown): TFunction {
+  return createI18n({ lng: locale === 'zh' ? 'zh' : 'en' }).t
 }

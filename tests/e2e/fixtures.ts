@@ -245,3 +245,50 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
 export async function pageNow(page: Page): Promise<number> {
   return page.evaluate(() => Date.now())
 }
+
+type WordTable = { [key: string]: string | WordTable }
+
+/** The interface words of a language (`locales/<lang>/app.json`), read from the same JSON the app bundles. */
+function appTable(lang: Lang): WordTable {
+  return JSON.parse(readFileSync(new URL(`../../locales/${lang}/app.json`, import.meta.url), 'utf8')) as WordTable
+}
+
+/**
+ * One interface sentence of a language by its key (`tier1.waiting`), with its `{{placeholders}}`
+ * filled in as i18next fills them; a `count` picks the `_one` / `_other` form.
+ */
+export function word(lang: Lang, key: string, values: Record<string, string | number> = {}): string {
+  const table = appTable(lang)
+  const path = key.split('.')
+  const leaf = path.pop() ?? ''
+  let node: string | WordTable | undefined = table
+  for (const part of path) node = typeof node === 'object' ? node[part] : undefined
+  const entries = typeof node === 'object' ? node : {}
+  const plural = typeof values.count === 'number' ? entries[`${leaf}_${values.count === 1 ? 'one' : 'other'}`] : undefined
+  const template = plural ?? entries[leaf]
+  if (typeof template !== 'string') throw new Error(`no words for ${key} in ${lang}`)
+  return template.replace(/\{\{\s*(\w+)\s*\}\}/g, (_, name: string) => String(values[name] ?? `{{${name}}}`))
+}
+
+/**
+ * Records every text a tier 1 line (`[data-tier1]`) shows, in order, from the first page load on;
+ * call before `openApp`. A wait that lasts one second is still seen, however the test polls.
+ */
+export async function recordTier1Lines(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const seen: string[] = []
+    Object.defineProperty(window, '__seenTier1', { value: seen })
+    const collect = () => {
+      for (const line of document.querySelectorAll('[data-tier1]')) {
+        const text = line.textContent ?? ''
+        if (text !== '' && seen.at(-1) !== text) seen.push(text)
+      }
+    }
+    new MutationObserver(collect).observe(document, { subtree: true, childList: true, characterData: true })
+  })
+}
+
+/** The texts the tier 1 lines have shown since the page loaded (see recordTier1Lines). */
+export async function seenTier1Lines(page: Page): Promise<string[]> {
+  return page.evaluate(() => (window as unknown as { __seenTier1?: string[] }).__seenTier1?.slice() ?? [])
+}

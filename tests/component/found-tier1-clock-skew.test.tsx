@@ -1,0 +1,70 @@
+/**
+ * Found: tier 1's `retry_at` is read on the browser's clock. The wire's times are the daemon's
+ * (daemon-wire.md: "Times on the wire are the daemon's clock. Every response carries the
+ * standard Date header … so the client can estimate how far its own clock is from the
+ * daemon's"), but nothing in the client measures that offset: `clock` in src/chat/runtime.tsx is
+ * plain `Date.now()`.
+ *
+ * - Daemon 60 s ahead: a 1 s wait reads "in 61 s" (Tier1Status, src/chat/tier1-status.tsx,
+ *   `wait.retryAt - clock.now()`).
+ * - Daemon 5 s behind: the wait reads as already over ("retrying: attempt 2 of 3…") from its
+ *   first frame, and it is never announced, because the live store takes a `retry_at` before the
+ *   client's now for a replay (src/live/live-runs.ts, `if (frame.retry_at > clock.now()) tell(…)`).
+ *
+ * Fix: measure the offset from the `Date` header of each daemon response in the wire client
+ * (src/wire/http.ts) and give the runtime a corrected clock (`now: () => Date.now() + offset`),
+ * or translate `retry_at` (and `retry_after_until`) onto the client's clock where frames and
+ * history are read; the Date header has a one-second resolution, which is enough here.
+ */
+import { screen } from '@testing-library/react'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createTestDaemon } from '../../mocks/node'
+import { advance, advanceUntil, installFakeClock, renderChat } from './harness'
+import { user, wordsOf } from './session-helpers'
+
+/** How far the daemon's clock is from the browser's, per test. */
+let skewMs = 0
+const { daemon, server } = createTestDaemon({ now: () => Date.now() + skewMs })
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
+afterEach(() => {
+  server.resetHandlers()
+  daemon.reset()
+  skewMs = 0
+})
+afterAll(() => {
+  daemon.dispose()
+  server.close()
+})
+
+beforeEach(() => installFakeClock())
+afterEach(() => vi.useRealTimers())
+
+describe('tier 1 against a daemon whose clock is off', () => {
+  const t = wordsOf('en')
+  const tier1Line = () => screen.queryAllByRole('article', { name: 'Agent' }).at(-1)?.querySelector('[data-tier1]') ?? null
+  const liveRegion = () => screen.getAllByRole('status').find((el) => el.getAttribute('aria-live') === 'polite')!
+  const waiting1s = t('tier1.waiting', { cause: t('tier1.cause.model_unavailable'), attempt: 2, max: 3, seconds: 1 })
+
+  async function sendUnderTier1(): Promise<void> {
+    daemon.plan(['tier1:2'])
+    const made = daemon.createSession({ title: 'Skewed' })
+    if (!made.ok) throw new Error(made.refusal.body.code)
+    renderChat(made.value.id)
+    await advance(10)
+    await user().type(screen.getByRole('textbox', { name: 'Message' }), 'hi{Enter}')
+    await advanceUntil(() => tier1Line() !== null, 'the tier 1 wait')
+  }
+
+  it('a daemon 60 s ahead: the 1 s wait reads 1 s, not 61 s', async () => {
+    skewMs = 60_000
+    await sendUnderTier1()
+    expect(tier1Line()).toHaveTextContent(waiting1s)
+  })
+
+  it('a daemon 5 s behind: the 1 s wait counts down and is announced', async () => {
+    skewMs = -5_000
+    await sendUnderTier1()
+    expect(tier1Line()).toHaveTextContent(waiting1s)
+    expect(liveRegion()).toHaveTextContent(t('tier1.announce', { cause: t('tier1.cause.model_unavailable'), attempt: 2, max: 3 }))
+  })
+})

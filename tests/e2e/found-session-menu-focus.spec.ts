@@ -1,0 +1,52 @@
+/**
+ * Found (the same as tests/component/found-session-menu-focus.test.tsx, here in Chromium with a
+ * real `showModal()`): after Keep it on the delete question, after an export, and after deleting
+ * the open session, the focus is on <body> instead of the session menu's "⋯" button or the
+ * session that opens in place of the deleted one.
+ *
+ * Cause: SessionMenu's `act` (src/chat/session-list.tsx) closes the menu, removing the focused
+ * item, without focusing its button, so ModalDialog (src/chat/modal-dialog.tsx) records <body> as
+ * its opener; and the delete question's fallback (src/chat/sessions-panel.tsx) is the
+ * `aria-current` link, still the deleted session's when the dialog closes.
+ * Fix: `act` calls `close()` (which focuses the "⋯" button) before the action; ModalDialog never
+ * takes <body> for its opener; the delete fallback skips the session being deleted.
+ */
+import { agentReplies, expect, openApp, sendMessage, test, word } from './fixtures'
+import { newSessionAnyWidth, sessionsNav } from './panel'
+
+const ACTIONS = (title: string) => word('en', 'sessionMenu.actions', { title })
+
+test('Keep it on the delete question gives the focus back to the ⋯ button', async ({ page }) => {
+  await openApp(page)
+  await sendMessage(page, 'Deploy log')
+  await expect(agentReplies(page)).toHaveAttribute('data-status', 'complete')
+  await sessionsNav(page).getByRole('button', { name: ACTIONS('Deploy log') }).click()
+  await page.getByRole('button', { name: 'Delete', exact: true }).click()
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Keep it' }).click()
+  await expect(page.getByRole('alertdialog')).toHaveCount(0)
+  await expect(sessionsNav(page).getByRole('button', { name: ACTIONS('Deploy log') })).toBeFocused()
+})
+
+test('Export as JSON gives the focus back to the ⋯ button', async ({ page }) => {
+  await openApp(page)
+  await sendMessage(page, 'Deploy log')
+  await expect(agentReplies(page)).toHaveAttribute('data-status', 'complete')
+  await sessionsNav(page).getByRole('button', { name: ACTIONS('Deploy log') }).click()
+  await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export as JSON' }).click()])
+  await expect(sessionsNav(page).getByRole('button', { name: ACTIONS('Deploy log') })).toBeFocused()
+})
+
+test('deleting the open session leaves the focus on the session that opens in its place', async ({ page }) => {
+  await openApp(page)
+  await sendMessage(page, 'Older one')
+  await expect(agentReplies(page)).toHaveAttribute('data-status', 'complete')
+  await newSessionAnyWidth(page)
+  await sendMessage(page, 'Open one')
+  await expect(agentReplies(page)).toHaveAttribute('data-status', 'complete')
+  await sessionsNav(page).getByRole('button', { name: ACTIONS('Open one') }).click()
+  await page.getByRole('button', { name: 'Delete', exact: true }).click()
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Delete session' }).click()
+  const older = sessionsNav(page).getByRole('link', { name: 'Older one' })
+  await expect(older).toHaveAttribute('aria-current', 'page')
+  await expect(older).toBeFocused()
+})
