@@ -10,6 +10,7 @@ import { ConfirmRegenerate } from './confirm-regenerate'
 import { FailureNotice } from './failure-notice'
 import { OperatorMessage } from './operator-message'
 import { RefusedNotice } from './refused-notice'
+import { replyFocusOf } from './reply-focus'
 import { ReplyRow } from './reply-row'
 import { SessionAnnouncer } from './session-announcer'
 import { useChatRuntime } from './runtime'
@@ -161,6 +162,8 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
         {confirming && confirming.anchorId === anchorId ? (
           <ConfirmRegenerate
             count={confirming.count}
+            // After Replace the reply being replaced holds focus until its successor takes it.
+            fallbackFocus={() => replyFocusOf(runtime).articleOf(confirming.anchorId)}
             onConfirm={() => {
               setConfirming(undefined)
               regenerateNow(confirming.anchorId)

@@ -1,4 +1,4 @@
-import { useCallback } from 'react'
+import { useCallback, type Ref } from 'react'
 import { useTranslation } from 'react-i18next'
 import { countdownSeconds, formatClockTime } from '../i18n/format'
 import type { RetryStatus as SchedulerStatus } from '../retry/view'
@@ -23,6 +23,8 @@ export type RetryStatusProps = {
   daemonAttempts?: number
   onRetryNow?: () => void
   onCancel?: () => void
+  /** The status line, which takes focus (tabIndex -1) after Retry now. */
+  lineRef?: Ref<HTMLParagraphElement>
 }
 
 const SECOND_MS = 1000
@@ -33,7 +35,7 @@ const MINUTE_MS = 60_000
  * when the wait is long), and the two ways out. It keeps its own clock, so a tick re-renders
  * this line and nothing else; the polite announcer speaks the changes that matter, not ticks.
  */
-export function RetryStatus({ view, now: fixedNow, daemonAttempts, onRetryNow, onCancel }: RetryStatusProps) {
+export function RetryStatus({ view, now: fixedNow, daemonAttempts, onRetryNow, onCancel, lineRef }: RetryStatusProps) {
   const { t, i18n } = useTranslation()
   const { clock } = useChatRuntime()
   const { status, deadline } = view
@@ -79,7 +81,7 @@ export function RetryStatus({ view, now: fixedNow, daemonAttempts, onRetryNow, o
       {status === 'refused' ? (
         <FailureNotice thrown={view.refusal} className="failure failure--retry" />
       ) : (
-        <p className="retry__line">
+        <p ref={lineRef} className="retry__line" tabIndex={-1}>
           {daemonAttempts ? <span className="retry__handoff">{t('tier1.handoff', { count: daemonAttempts })}</span> : null}
           {status !== 'cancelled' ? <span className="retry__attempt">{t('retry.attempt', { attempt: view.attempt })}</span> : null}
           <span className="retry__text">{line}</span>
