@@ -17,6 +17,26 @@ export default tseslint.config(
       ...reactHooks.configs.recommended.rules,
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
+      // Daemon text is never markup: no raw HTML into the DOM (react/no-danger, without the plugin).
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']",
+          message: 'Daemon text is never markup: render it as text (no dangerouslySetInnerHTML).',
+        },
+        {
+          selector: "Property[key.name='dangerouslySetInnerHTML']",
+          message: 'Daemon text is never markup: render it as text (no dangerouslySetInnerHTML).',
+        },
+        {
+          selector: "AssignmentExpression[left.property.name=/^(innerHTML|outerHTML)$/]",
+          message: 'Daemon text is never markup: set textContent, never innerHTML/outerHTML.',
+        },
+        {
+          selector: "CallExpression[callee.property.name='insertAdjacentHTML']",
+          message: 'Daemon text is never markup: no insertAdjacentHTML.',
+        },
+      ],
     },
   },
 )

@@ -25,6 +25,52 @@ function mockWorker(enabled: boolean): Plugin {
   }
 }
 
+/**
+ * The Content-Security-Policy of a built page, as a `<meta>` in index.html. Scripts come from
+ * the page's own origin only, and the build emits no inline script (checked by the tests). Styles
+ * too: React's `style` props are set through the CSSOM (`element.style`), which CSP does not
+ * govern, so no 'unsafe-inline' is needed. The page may talk to its own origin and, when the build
+ * bakes an absolute daemon URL, to that origin alone.
+ */
+export function contentSecurityPolicy(daemonOrigin: string): string {
+  const connect = daemonOrigin ? `'self' ${daemonOrigin}` : "'self'"
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src ${connect}`,
+    // The mock daemon's service worker, in the static demo build.
+    "worker-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ')
+}
+
+/** Adds the policy to the built page only: the dev server needs its inline React refresh preamble. */
+function csp(daemonOrigin: string): Plugin {
+  return {
+    name: 'rebound-csp',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler: () => [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: contentSecurityPolicy(daemonOrigin) }, injectTo: 'head-prepend' }],
+    },
+  }
+}
+
+/** The origin of a daemon URL ('' when unset or unreadable). */
+function originOf(url: string): string {
+  if (!url) return ''
+  try {
+    return new URL(url).origin
+  } catch {
+    return ''
+  }
+}
+
 export default defineConfig(({ command, mode }) => {
   const env = loadEnv(mode, process.cwd(), 'VITE_')
   const daemonUrl = env.VITE_DAEMON_URL ?? process.env.VITE_DAEMON_URL ?? ''
@@ -33,7 +79,7 @@ export default defineConfig(({ command, mode }) => {
   // In dev the client always talks to its own origin; the dev server proxies to the daemon.
   const apiBase = command === 'build' && !mock ? daemonUrl.replace(/\/$/, '') : ''
   return {
-    plugins: [react(), mockWorker(mock)],
+    plugins: [react(), mockWorker(mock), csp(originOf(apiBase))],
     define: {
       __MOCK_DAEMON__: JSON.stringify(mock),
       __API_BASE__: JSON.stringify(apiBase),

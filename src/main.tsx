@@ -5,6 +5,7 @@
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './app/app'
+import { AppErrorBoundary } from './app/error-boundary'
 import { createQueryClient, Providers } from './app/providers'
 import { createChatRuntime } from './chat/runtime'
 import { createI18n } from './i18n/setup'
@@ -28,9 +29,11 @@ async function boot() {
   const runtime = createChatRuntime(createDaemonClient({ baseUrl: __API_BASE__ || window.location.origin }))
   createRoot(root).render(
     <StrictMode>
-      <Providers i18n={i18n} queryClient={createQueryClient()} runtime={runtime}>
-        <App />
-      </Providers>
+      <AppErrorBoundary i18n={i18n}>
+        <Providers i18n={i18n} queryClient={createQueryClient()} runtime={runtime}>
+          <App />
+        </Providers>
+      </AppErrorBoundary>
     </StrictMode>,
   )
 }

@@ -7,6 +7,7 @@ import { useCreateSession, useSessions } from '../chat/api/use-sessions'
 import { FIND_INPUT_ID } from '../chat/find-bar'
 import { ShortcutsDialog } from '../chat/shortcuts-dialog'
 import { useShortcuts } from '../chat/use-core'
+import { SessionErrorBoundary } from './error-boundary'
 import { LanguageSwitch } from './language-switch'
 import { NARROW_LAYOUT, useMediaQuery } from './use-media-query'
 import { useSessionRoute } from './use-session-route'
@@ -127,7 +128,13 @@ export function App() {
         {/* A tap beside the open panel closes it; keyboard users have Escape and the button. */}
         {panelOpen ? <div className="app__scrim" aria-hidden="true" onClick={closePanel} /> : null}
         <main className="app__main" inert={panelOpen}>
-          {sessionId ? <ChatView key={sessionId} sessionId={sessionId} autoFocusComposer={freshSession === sessionId} /> : <StartView onStarted={started} />}
+          {sessionId ? (
+            <SessionErrorBoundary sessionId={sessionId} onLeave={() => select(undefined)}>
+              <ChatView key={sessionId} sessionId={sessionId} autoFocusComposer={freshSession === sessionId} />
+            </SessionErrorBoundary>
+          ) : (
+            <StartView onStarted={started} />
+          )}
         </main>
       </div>
     </div>

@@ -7,10 +7,12 @@ import { createContext, useContext, useEffect, type ReactNode } from 'react'
 import { v4 as uuidv4 } from 'uuid'
 import { createLiveRunStore, type LiveRunStore } from '../live/live-runs'
 import { createRunFollower, type RunFollower } from '../live/run-follower'
-import { createRetryScheduler, type RetryScheduler } from '../retry/scheduler'
+import { createRetryScheduler, type NetworkSource, type RetryScheduler, type WakeSource } from '../retry/scheduler'
 import { createDrafts, type Drafts } from '../send/drafts'
 import { createOutbox, type Outbox } from '../send/outbox'
-import { browserSessionStorage, createKeyedStore, type KeyedStore, type StorageBackend } from '../storage/keyed-store'
+import { browserLocalStorage, createKeyedStore, type KeyedStore, type StorageBackend } from '../storage/keyed-store'
+import { browserLocks, type LockManagerLike } from '../storage/locks'
+import { browserTabChannel, type TabChannel } from '../storage/tab-channel'
 import type { DaemonClient } from '../wire/http'
 
 /** Re-reads a session's history; resolves once the new read is in. */
@@ -24,8 +26,18 @@ export type ChatRuntime = {
   live: LiveRunStore
   follower: RunFollower
   retry: RetryScheduler
-  /** Clock for retry deadlines and timestamps; injected so tests and clock-skew correction can replace it. */
-  clock: { now(): number }
+  /**
+   * Clock for retry deadlines and timestamps; injected so tests can replace it. `fromDaemon`
+   * places a daemon time (tier 1's `retry_at`, `retry_after_until`) on it, corrected by the
+   * offset measured from `Date` headers.
+   */
+  clock: { now(): number; fromDaemon(daemonMs: number): number }
+  /** The locks shared by the tabs (one per sent id, one per dispatched attempt). */
+  locks: LockManagerLike
+  /** Word between the tabs of this browser. */
+  tabs: TabChannel
+  /** Tells the other tabs that a session's history changed here (a send, a stop, a regenerate). */
+  historyChanged: (sessionId: string) => void
   /** Makes a `client_message_id`: a v4 UUID, also outside secure contexts (plain http on a LAN). */
   newId: () => string
   /** Connects the core to the query cache that holds history (the providers do this). */
@@ -34,10 +46,31 @@ export type ChatRuntime = {
 
 const RuntimeContext = createContext<ChatRuntime | null>(null)
 
-/** Builds a runtime over the given client, with the tab's sessionStorage when there is one. */
-export function createChatRuntime(client: DaemonClient, storage: StorageBackend | undefined = browserSessionStorage()): ChatRuntime {
-  const store = createKeyedStore(storage)
-  const clock = { now: () => Date.now() }
+/** What a runtime shares with the other tabs, and how it hears the browser; each injectable for tests. */
+export type ChatRuntimeOptions = {
+  /** Between the tabs; BroadcastChannel (or storage events) by default. */
+  tabs?: TabChannel
+  /** Web Locks by default. */
+  locks?: LockManagerLike
+  /** `navigator.onLine` and its events by default. */
+  network?: NetworkSource
+  wake?: WakeSource
+  /** The browser's clock; `Date.now` by default. */
+  now?: () => number
+}
+
+/**
+ * Builds a runtime over the given client, with the origin's localStorage when there is one: the
+ * drafts, the unsent messages, the cancelled retries and the armed schedules are shared by the
+ * tabs of a browser and outlive a tab.
+ */
+export function createChatRuntime(
+  client: DaemonClient,
+  storage: StorageBackend | undefined = browserLocalStorage(),
+  { tabs = browserTabChannel(), locks = browserLocks(), network, wake, now = () => Date.now() }: ChatRuntimeOptions = {},
+): ChatRuntime {
+  const store = createKeyedStore(storage, { channel: tabs })
+  const clock = { now, fromDaemon: (daemonMs: number) => client.daemonClock.toLocal(daemonMs) }
   let refresher: HistoryRefresher | undefined
   // Reads asked for before the providers connected are made once they do.
   const stale = new Set<string>()
@@ -46,7 +79,13 @@ export function createChatRuntime(client: DaemonClient, storage: StorageBackend 
     stale.add(sessionId)
     return Promise.resolve()
   }
-  const live = createLiveRunStore({ store, clock })
+  const historyChanged = (sessionId: string) => tabs.post({ kind: 'history', sessionId })
+  // Another tab sent, stopped or regenerated: this tab reads that session again, so a tab that
+  // did not send still sees the run, its failure and the retry.
+  tabs.subscribe((message) => {
+    if (message.kind === 'history') void refreshHistory(message.sessionId)
+  })
+  const live = createLiveRunStore({ store, clock, fromDaemon: clock.fromDaemon })
   return {
     client,
     store,
@@ -54,8 +93,23 @@ export function createChatRuntime(client: DaemonClient, storage: StorageBackend 
     drafts: createDrafts(store),
     live,
     follower: createRunFollower({ client, live, refreshHistory }),
-    retry: createRetryScheduler({ client, clock, store, refreshHistory: (sid) => void refreshHistory(sid) }),
+    retry: createRetryScheduler({
+      client,
+      clock,
+      store,
+      locks,
+      ...(network ? { network } : {}),
+      ...(wake ? { wake } : {}),
+      // A regenerate accepted (or a stray run cancelled) here is news for the other tabs too.
+      refreshHistory: (sid) => {
+        historyChanged(sid)
+        void refreshHistory(sid)
+      },
+    }),
     clock,
+    locks,
+    tabs,
+    historyChanged,
     newId: () => uuidv4(),
     connectHistory(refresh) {
       refresher = refresh

@@ -12,11 +12,16 @@
  *
  * Always a 24-hour clock (`hourCycle: 'h23'`): the design shows HH:MM, and a deadline hours away
  * must not hinge on reading AM/PM. `lng` is any BCP 47 tag; one Intl cannot use falls back to
- * the runtime's default locale rather than throwing in the middle of a render.
+ * the runtime's default locale rather than throwing in the middle of a render. A `deadline` that
+ * is no time a Date can hold (not finite, or past ±8.64e15 ms) returns `invalid`: pass the words
+ * for "no reset time" (`robust.noResetTime`).
  */
-export function formatClockTime(deadline: number, now: number, lng: string): string {
+export function formatClockTime(deadline: number, now: number, lng: string, invalid = ''): string {
+  // Intl throws a RangeError on a time past the last valid Date (1e20, a quota of 2e11 minutes),
+  // and a throw in render blanks the page: such a time reads as `invalid` ("no reset time").
+  if (!isFormattableTime(deadline)) return invalid
   const at = new Date(deadline)
-  const today = new Date(now)
+  const today = new Date(isFormattableTime(now) ? now : deadline)
   const sameYear = at.getFullYear() === today.getFullYear()
   const sameDay = sameYear && at.getMonth() === today.getMonth() && at.getDate() === today.getDate()
   const options: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }
@@ -48,6 +53,23 @@ export function formatCountdown(ms: number): string {
  */
 export function countdownSeconds(ms: number): number {
   return Number.isFinite(ms) && ms > 0 ? Math.ceil(ms / 1000) : 0
+}
+
+/** The last instant a `Date` can hold, in ms either side of the epoch. */
+const MAX_DATE_MS = 8.64e15
+
+/** True for a time `Intl.DateTimeFormat` can format without throwing. Check before formatting any wire time. */
+export function isFormattableTime(ms: unknown): ms is number {
+  return typeof ms === 'number' && Number.isFinite(ms) && Math.abs(ms) <= MAX_DATE_MS
+}
+
+/**
+ * A date and time for any wire time (a message's `created_at`, an export's header), or `invalid`
+ * when it is no time a Date can hold: never a throw in render.
+ */
+export function formatDateTime(ms: number, lng: string, options: Intl.DateTimeFormatOptions = { dateStyle: 'long', timeStyle: 'short' }, invalid = ''): string {
+  if (!isFormattableTime(ms)) return invalid
+  return dateTimeFormat(lng, options).format(new Date(ms))
 }
 
 function dateTimeFormat(lng: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {

@@ -17,7 +17,7 @@ export type Tier1Wait = {
   /** The attempt tier 1 makes next (2 or 3). */
   attempt: number
   maxAttempts: number
-  /** When it makes it, on the daemon's clock (epoch ms). */
+  /** When it makes it, on the browser's clock (the daemon's `retry_at` corrected for skew; epoch ms). */
   retryAt: number
   /** The failure it is retrying. */
   code: string
@@ -100,11 +100,16 @@ export type LiveRunStoreOptions = {
   store: KeyedStore
   clock?: { now(): number }
   schedule?: FlushScheduler
+  /**
+   * Places a daemon time on `clock` (the offset measured from `Date` headers): tier 1's
+   * `retry_at` is the daemon's, and a browser clock minutes off must still count down right.
+   */
+  fromDaemon?: (daemonMs: number) => number
 }
 
 const isActive = (status: MessageStatus) => status === 'queued' || status === 'streaming'
 
-export function createLiveRunStore({ store, clock = Date, schedule = frameOrTimeout }: LiveRunStoreOptions) {
+export function createLiveRunStore({ store, clock = Date, schedule = frameOrTimeout, fromDaemon = (ms) => ms }: LiveRunStoreOptions) {
   const entries = new Map<string, Entry>()
   const listeners = new Map<string, Set<() => void>>()
   /** Attempts tier 1 made in each run it retried; kept after the run's record is let go. */
@@ -174,12 +179,13 @@ export function createLiveRunStore({ store, clock = Date, schedule = frameOrTime
       case 'retrying': {
         state.status = 'streaming'
         state.position = undefined
-        const wait = { attempt: frame.attempt, maxAttempts: frame.max_attempts, retryAt: frame.retry_at, code: frame.code }
+        const retryAt = fromDaemon(frame.retry_at)
+        const wait = { attempt: frame.attempt, maxAttempts: frame.max_attempts, retryAt, code: frame.code }
         state.tier1 = wait
         state.tier1Waits += 1
         tier1Attempts.set(state.runId, Math.max(tier1Attempts.get(state.runId) ?? 0, frame.attempt))
         // A wait already over is a replay (a reattach from the start): nothing to announce.
-        if (frame.retry_at > clock.now()) tell(state.sessionId, { seq: ++newsSeq, runId: state.runId, kind: 'tier1', wait })
+        if (retryAt > clock.now()) tell(state.sessionId, { seq: ++newsSeq, runId: state.runId, kind: 'tier1', wait })
         break
       }
       case 'delta':

@@ -3,9 +3,21 @@
  * and the cancel of a run the daemon accepted while the operator was cancelling.
  */
 import { fromPromise } from 'xstate'
+import { LOCK_PREFIX, type LockManagerLike } from '../storage/locks'
 import type { DaemonClient } from '../wire/http'
+import type { RegenerateReceipt } from '../wire/types'
 import { strayRun } from './eligibility'
-import { fromRegenerate, retryMachine, type CancelAcceptedInput, type CancelAcceptedOutput } from './machine'
+import {
+  fromSharedRegenerate,
+  isRegenerateRefusal,
+  retryMachine,
+  type CancelAcceptedInput,
+  type CancelAcceptedOutput,
+  type NetworkProbe,
+  type RegenerateInput,
+} from './machine'
+import { retryDeadline } from './schedule'
+import type { RetryBoard } from './shared'
 
 export type RetryActorsOptions = {
   client: Pick<DaemonClient, 'regenerate' | 'cancelRun' | 'listMessages'>
@@ -14,17 +26,130 @@ export type RetryActorsOptions = {
    * cancel stopped a run this tab never followed.
    */
   refreshHistory: (sessionId: string) => void
+  /** The tabs' locks: one per session and anchor while an attempt is being dispatched. */
+  locks?: LockManagerLike
+  /** The schedule the tabs share; the lock holder checks it before sending anything. */
+  board?: RetryBoard
+  clock?: { now(): number }
+  network?: NetworkProbe
+}
+
+/** The lock a tab holds while it dispatches an attempt for this anchor. */
+export const dispatchLockName = (sessionId: string, anchorId: string) =>
+  `${LOCK_PREFIX}retry.${encodeURIComponent(sessionId)}.${encodeURIComponent(anchorId)}`
+
+type Declined = { skipped: 'cancelled' | 'stale' | 'rearm'; runId?: string }
+
+/**
+ * One attempt, dispatched by exactly one tab. Every tab whose countdown ends asks for the
+ * anchor's lock (waiting its turn; an operator's cancel stops the wait); the holder reads the
+ * shared record and sends only when no tab has sent this attempt yet. A later holder finds the
+ * attempt sent and follows the run the first one started, or finds the schedule moved on or
+ * cancelled and sends nothing.
+ */
+async function dispatchOnce(
+  { client, refreshHistory, locks, board, clock = Date, network }: RetryActorsOptions,
+  input: RegenerateInput,
+  signal: AbortSignal,
+): Promise<RegenerateReceipt | Declined> {
+  const send = async (): Promise<RegenerateReceipt> => {
+    const sentAt = clock.now()
+    let receipt: RegenerateReceipt
+    try {
+      receipt = await client.regenerate(input.sessionId, input.anchorId, signal)
+    } catch (error) {
+      // The answer was lost, not necessarily the request: a run the daemon started anyway is
+      // this attempt's run (followed, and cancelled by a Cancel), never a stray beside the next.
+      if (signal.aborted || isRegenerateRefusal(error)) throw error
+      const landed = await client
+        .listMessages(input.sessionId, signal)
+        .then((history) => strayRun(history, input.anchorId, sentAt))
+        .catch(() => undefined)
+      signal.throwIfAborted()
+      if (!landed) throw error
+      receipt = { run_id: landed, superseded: [], queued: false }
+    }
+    // Cancelled here while the answer travelled: the cancel's own revoke takes care of the run.
+    signal.throwIfAborted()
+    refreshHistory(input.sessionId)
+    return receipt
+  }
+  if (!locks || !board || input.failureId === null) return send()
+  const failureId = input.failureId
+  return locks.request(dispatchLockName(input.sessionId, input.anchorId), { signal }, async () => {
+    signal.throwIfAborted()
+    const record = board.read(input.sessionId, input.anchorId)
+    if (record) {
+      if (record.failureId !== failureId) {
+        // A newer failure is on the board: this tab's view of the anchor is behind.
+        if (record.failureCreatedAt > (input.failureCreatedAt ?? 0)) return { skipped: 'stale' }
+      } else {
+        if (record.phase === 'cancelled') return { skipped: 'cancelled' }
+        if (record.phase === 'dismissed' || record.phase === 'settled') return { skipped: 'stale' }
+        // The attempt was made (and lost) by another tab, which armed the next: count down to it.
+        if (record.attempt > input.attempt) return record.phase === 'armed' ? { skipped: 'rearm' } : { skipped: 'stale' }
+        if (record.attempt === input.attempt && record.phase === 'watching' && record.runId) {
+          // Another tab sent this attempt: follow its run rather than send a second.
+          return { run_id: record.runId, superseded: [], queued: false }
+        }
+        if (record.attempt === input.attempt && record.phase === 'dispatching' && record.dispatchedAt !== undefined) {
+          // The tab that was sending went away mid-request (its lock is gone): did it land?
+          const landed = strayRun(await client.listMessages(input.sessionId, signal), input.anchorId, record.dispatchedAt)
+          // The look-up took time: a cancel (here or in another tab) may have come meanwhile.
+          signal.throwIfAborted()
+          if (board.read(input.sessionId, input.anchorId)?.phase === 'cancelled') return { skipped: 'cancelled' }
+          if (landed) {
+            board.update(input.sessionId, input.anchorId, failureId, { phase: 'watching', runId: landed })
+            refreshHistory(input.sessionId)
+            return { run_id: landed, superseded: [], queued: false }
+          }
+        }
+      }
+    }
+    board.write(input.sessionId, input.anchorId, {
+      failureId,
+      failureCreatedAt: input.failureCreatedAt ?? 0,
+      attempt: input.attempt,
+      deadline: record?.failureId === failureId ? record.deadline : clock.now(),
+      paused: false,
+      phase: 'dispatching',
+      dispatchedAt: clock.now(),
+    })
+    let receipt: RegenerateReceipt
+    try {
+      receipt = await send()
+    } catch (error) {
+      // Say on the board how the attempt ended before the lock passes on, so the next holder
+      // neither sends it again nor stays behind: the same outcome the machine takes.
+      if (!signal.aborted) {
+        const now = clock.now()
+        if (isRegenerateRefusal(error) && error.status < 500) board.update(input.sessionId, input.anchorId, failureId, { phase: 'settled' })
+        else if (network?.online() === false) board.update(input.sessionId, input.anchorId, failureId, { phase: 'armed', deadline: now, paused: false })
+        else {
+          const next = retryDeadline({ attempt: input.attempt + 1, now })
+          board.update(input.sessionId, input.anchorId, failureId, { phase: 'armed', attempt: input.attempt + 1, ...next })
+        }
+      }
+      throw error
+    }
+    // Cancelled in another tab while this request was on the wire: the run it started is
+    // cancelled here, at once, and this tab stops too.
+    if (board.read(input.sessionId, input.anchorId)?.phase === 'cancelled') {
+      await client.cancelRun(input.sessionId, receipt.run_id).catch(() => undefined)
+      refreshHistory(input.sessionId)
+      return { skipped: 'cancelled', runId: receipt.run_id }
+    }
+    board.update(input.sessionId, input.anchorId, failureId, { phase: 'watching', runId: receipt.run_id })
+    return receipt
+  })
 }
 
 /** The machine with its network actors. */
-export function retryMachineFor({ client, refreshHistory }: RetryActorsOptions) {
+export function retryMachineFor(options: RetryActorsOptions) {
+  const { client, refreshHistory } = options
   return retryMachine.provide({
     actors: {
-      regenerate: fromRegenerate(async (input, signal) => {
-        const receipt = await client.regenerate(input.sessionId, input.anchorId, signal)
-        refreshHistory(input.sessionId)
-        return receipt
-      }),
+      regenerate: fromSharedRegenerate((input, signal) => dispatchOnce(options, input, signal)),
       cancelAccepted: fromPromise<CancelAcceptedOutput, CancelAcceptedInput>(async ({ input }) => {
         if (input.runId) {
           await client.cancelRun(input.sessionId, input.runId)

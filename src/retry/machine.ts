@@ -11,15 +11,28 @@ import { and, assertEvent, assign, fromPromise, setup } from 'xstate'
 import type { SnapshotFrom } from 'xstate'
 import type { Message, RegenerateReceipt } from '../wire/types'
 import { isArmable, remainingMs, retryDeadline } from './schedule'
+import type { BoardRecord, RetryBoard } from './shared'
 
-/** The clock the machine reads; injected so tests and the hook agree on "now". */
-export type RetryClock = { now(): number }
+/**
+ * The clock the machine reads; injected so tests and the hook agree on "now". `fromDaemon`
+ * places a daemon time (`retry_after_until`) on this clock, correcting for skew.
+ */
+export type RetryClock = { now(): number; fromDaemon?(daemonMs: number): number }
+
+/** Whether the browser believes it is online (`navigator.onLine`); injected for tests. */
+export type NetworkProbe = { online(): boolean }
 
 /** What one scheduler instance is created with. */
 export type RetryInput = {
   anchorId: string
   sessionId: string
   clock: RetryClock
+  /**
+   * The schedule shared by the tabs and kept across reloads: arming adopts the attempt and
+   * deadline already there for the same failure. Without it the machine keeps to itself.
+   */
+  board?: RetryBoard
+  network?: NetworkProbe
 }
 
 /** A refused regenerate, as the HTTP client throws it (structurally: a status and a code). */
@@ -51,6 +64,10 @@ export type RetryContext = {
   lastError: RegenerateRefusal | null
   /** When the current regenerate request was sent (epoch ms). */
   dispatchedAt: number | null
+  board: RetryBoard | undefined
+  network: NetworkProbe | undefined
+  /** Online as last told; while false an armed wait burns no attempt and shows it waits for the network. */
+  online: boolean
 }
 
 export type RetryEvent =
@@ -64,11 +81,28 @@ export type RetryEvent =
   | { type: 'clock.check' }
   /** The watched run ended; `message` is its reply as persisted. */
   | { type: 'run.settled'; runId: string; message: Message }
+  /** The browser went offline or came back (`online`/`offline` events). */
+  | { type: 'network'; online: boolean }
+  /** Another tab changed the shared schedule of this failure: take its attempt and deadline. */
+  | { type: 'shared.adopt' }
 
-/** Input of the `regenerate` actor. */
-export type RegenerateInput = { sessionId: string; anchorId: string; generation: number }
-/** Output of the `regenerate` actor: the receipt, tagged with the generation that asked for it. */
-export type RegenerateOutput = { generation: number; receipt: RegenerateReceipt }
+/** Input of the `regenerate` actor: which attempt after which failure it is asked to make. */
+export type RegenerateInput = {
+  sessionId: string
+  anchorId: string
+  generation: number
+  attempt: number
+  failureId: string | null
+  failureCreatedAt: number | null
+}
+/**
+ * Output of the `regenerate` actor, tagged with the generation that asked for it: the receipt
+ * (this tab's request, or the run another tab's request started for the same attempt), or why
+ * nothing was sent: the operator cancelled in another tab, or the schedule has moved on.
+ */
+export type RegenerateOutput =
+  | { generation: number; receipt: RegenerateReceipt }
+  | { generation: number; skipped: 'cancelled' | 'stale' | 'rearm'; runId?: string }
 
 /** Input of the `cancelAccepted` actor. */
 export type CancelAcceptedInput = {
@@ -84,6 +118,8 @@ export type CancelAcceptedOutput = { runId?: string } | void
 
 /** The longest delay a timer can hold (setTimeout's signed 32-bit limit); longer waits re-check. */
 export const MAX_TIMER_MS = 2 ** 31 - 1
+/** While offline with an overdue attempt, how often the clock is looked at (the `online` event is the real cue). */
+export const OFFLINE_RECHECK_MS = 30_000
 
 function notProvided(name: string): never {
   throw new Error(
@@ -102,6 +138,42 @@ export function fromRegenerate(
     generation: input.generation,
     receipt: await request(input, signal),
   }))
+}
+
+/** Like `fromRegenerate`, for a request that may decline to send (the tabs' dispatch check). */
+export function fromSharedRegenerate(
+  request: (input: RegenerateInput, signal: AbortSignal) => Promise<RegenerateReceipt | { skipped: 'cancelled' | 'stale' | 'rearm'; runId?: string }>,
+) {
+  return fromPromise<RegenerateOutput, RegenerateInput>(async ({ input, signal }) => {
+    const result = await request(input, signal)
+    if (!('skipped' in result)) return { generation: input.generation, receipt: result }
+    return result.runId === undefined ? { generation: input.generation, skipped: result.skipped } : { generation: input.generation, skipped: result.skipped, runId: result.runId }
+  })
+}
+
+function skippedBecause(output: RegenerateOutput, why: 'cancelled' | 'stale' | 'rearm'): boolean {
+  return 'skipped' in output && output.skipped === why
+}
+
+/** The attempt, deadline and face an arming should take, given the shared record of this anchor. */
+function adoptFromBoard(
+  record: BoardRecord | undefined,
+  mine: { attempt: number; deadline: number; paused: boolean; failureId: string | null; runOfFailure: string | undefined },
+  recompute: (attempt: number) => { deadline: number; paused: boolean },
+): { attempt: number; deadline: number; paused: boolean; adopted: boolean } {
+  if (!record || mine.failureId === null) return { ...mine, adopted: false }
+  // The same failure armed already (another tab, or this page before a reload): its attempt and
+  // deadline stand, so every tab counts down alike and a reload does not start again at 2 s.
+  const live = record.phase === 'armed' || record.phase === 'dispatching' || record.phase === 'watching' || record.phase === 'cancelled'
+  if (record.failureId === mine.failureId && live && record.attempt >= mine.attempt) {
+    return { attempt: record.attempt, deadline: record.deadline, paused: record.paused, adopted: true }
+  }
+  // The failure of the run the record was watching: the attempt after that one.
+  if (record.runId !== undefined && record.runId === mine.runOfFailure && record.attempt + 1 > mine.attempt) {
+    const attempt = record.attempt + 1
+    return { attempt, ...recompute(attempt), adopted: false }
+  }
+  return { ...mine, adopted: false }
 }
 
 /** True for an error shaped like a daemon refusal: a numeric HTTP status and a string code. */
@@ -142,15 +214,22 @@ export const retryMachine = setup({
   delays: {
     // setTimeout fires at once when asked to wait more than 2^31−1 ms, and any timer may fire
     // early or late; the timer only prompts a re-check of the clock against the deadline.
+    // Offline, the `network` event re-arms the timer; until then it only re-checks now and then.
     untilDeadline: ({ context }) =>
-      Math.min(MAX_TIMER_MS, remainingMs(context.deadline ?? 0, context.clock.now())),
+      context.online ? Math.min(MAX_TIMER_MS, remainingMs(context.deadline ?? 0, context.clock.now())) : OFFLINE_RECHECK_MS,
   },
   guards: {
     freshArmableFailure: ({ context, event }) => {
       assertEvent(event, 'failure.observed')
       return isArmable(event.message) && isFreshFailure(context, event.message)
     },
-    deadlineReached: ({ context }) => context.deadline !== null && context.clock.now() >= context.deadline,
+    // Offline, an overdue attempt waits: a regenerate now would only fail and burn the attempt.
+    deadlineReached: ({ context }) => context.online && context.deadline !== null && context.clock.now() >= context.deadline,
+    backOnlineOverdue: ({ context, event }) => {
+      assertEvent(event, 'network')
+      return event.online && context.deadline !== null && context.clock.now() >= context.deadline
+    },
+    offlineNow: ({ context }) => !context.online || context.network?.online() === false,
     currentGeneration: ({ context }, params: { generation: number }) => params.generation === context.generation,
     // 4xx refusals (message_not_found, not_operator_message, unauthorized…) will not pass by
     // themselves: retrying them would loop. 5xx (internal_error, daemon_unavailable) change
@@ -184,16 +263,59 @@ export const retryMachine = setup({
      * provider's time), a new generation, and the failure it answers when there is one.
      */
     arm: assign(({ context }, { attempt, retryAfterUntil, failure }: ArmParams) => {
-      const { deadline, paused } = retryDeadline({ attempt, now: context.clock.now(), retryAfterUntil })
+      const { clock, board, sessionId, anchorId } = context
+      // The provider's time is on the daemon's clock: a browser clock minutes off must neither
+      // fire early nor wait minutes too long.
+      const until = typeof retryAfterUntil === 'number' && clock.fromDaemon ? clock.fromDaemon(retryAfterUntil) : retryAfterUntil
+      const recompute = (n: number) => retryDeadline({ attempt: n, now: clock.now(), retryAfterUntil: until })
+      const failureId = failure?.id ?? context.failedMessageId
+      const failureCreatedAt = failure?.created_at ?? context.failureCreatedAt
+      const chosen = adoptFromBoard(
+        board?.read(sessionId, anchorId),
+        { attempt, ...recompute(attempt), failureId, runOfFailure: failure?.run_id },
+        recompute,
+      )
+      if (board && failureId !== null && !chosen.adopted) {
+        board.write(sessionId, anchorId, {
+          failureId,
+          failureCreatedAt: failureCreatedAt ?? 0,
+          attempt: chosen.attempt,
+          deadline: chosen.deadline,
+          paused: chosen.paused,
+          phase: 'armed',
+        })
+      }
       return {
-        attempt,
+        attempt: chosen.attempt,
         generation: context.generation + 1,
-        deadline,
-        paused,
+        deadline: chosen.deadline,
+        paused: chosen.paused,
         ...(failure ? { failedMessageId: failure.id, failureCreatedAt: failure.created_at } : {}),
       }
     }),
+    /** Another tab's schedule for this same failure: its attempt and deadline, a new generation. */
+    adoptShared: assign(({ context }) => {
+      const record = context.board?.read(context.sessionId, context.anchorId)
+      if (!record || record.failureId !== context.failedMessageId || record.attempt < context.attempt || record.phase !== 'armed') return {}
+      if (record.attempt === context.attempt && record.deadline === context.deadline && record.paused === context.paused) return {}
+      return { attempt: record.attempt, deadline: record.deadline, paused: record.paused, generation: context.generation + 1 }
+    }),
+    /**
+     * The regenerate was lost while offline: that is the network, not the attempt. The same
+     * attempt waits, overdue, and fires the moment the browser is back online.
+     */
+    holdForNetwork: assign(({ context }) => {
+      const now = context.clock.now()
+      const deadline = Math.min(context.deadline ?? now, now)
+      context.board?.update(context.sessionId, context.anchorId, context.failedMessageId ?? '', { phase: 'armed', deadline, paused: false })
+      return { generation: context.generation + 1, deadline, paused: false, online: false }
+    }),
+    setOnline: assign(({ event }) => {
+      assertEvent(event, 'network')
+      return { online: event.online }
+    }),
     clearRefusal: assign({ lastError: null }),
+    resetEpisode: assign({ attempt: 1, deadline: null, paused: false }),
     markDispatched: assign(({ context }) => ({ dispatchedAt: context.clock.now(), runId: null })),
     recordRun: assign((_, params: { runId: string }) => ({ runId: params.runId })),
     recordRefusal: assign((_, params: { error: unknown }) => ({
@@ -231,8 +353,14 @@ export const retryMachine = setup({
     runId: null,
     lastError: null,
     dispatchedAt: null,
+    board: input.board,
+    network: input.network,
+    online: input.network?.online() ?? true,
   }),
   initial: 'idle',
+  on: {
+    network: { actions: 'setOnline' },
+  },
   // A fresh persisted failure arms from the first attempt wherever the scheduler stands, except
   // while a request or a revoke is in flight (states that handle their own outcome).
   states: {
@@ -249,6 +377,12 @@ export const retryMachine = setup({
         'clock.check': { guard: 'deadlineReached', target: 'dispatching' },
         'retry.now': { target: 'dispatching' },
         'retry.cancel': { target: 'cancelled.quiet' },
+        // Back online: an overdue attempt fires at once; either way the timer is set again.
+        network: [
+          { guard: 'backOnlineOverdue', target: 'dispatching', actions: 'setOnline' },
+          { target: 'armed', reenter: true, actions: 'setOnline' },
+        ],
+        'shared.adopt': { target: 'armed', reenter: true, actions: 'adoptShared' },
         // Someone regenerated by hand and that failed too: start over from the new failure.
         'failure.observed': armOnFreshFailure(),
       },
@@ -262,12 +396,44 @@ export const retryMachine = setup({
           sessionId: context.sessionId,
           anchorId: context.anchorId,
           generation: context.generation,
+          attempt: context.attempt,
+          failureId: context.failedMessageId,
+          failureCreatedAt: context.failureCreatedAt,
         }),
-        onDone: {
-          guard: { type: 'currentGeneration', params: ({ event }) => ({ generation: event.output.generation }) },
-          target: 'watching',
-          actions: { type: 'recordRun', params: ({ event }) => ({ runId: event.output.receipt.run_id }) },
-        },
+        onDone: [
+          {
+            guard: ({ context, event }) => event.output.generation === context.generation && skippedBecause(event.output, 'cancelled'),
+            // The operator cancelled in another tab before this one sent anything (or while it
+            // was on the wire: the run it started was cancelled, and is remembered as such).
+            target: 'cancelled.quiet',
+            actions: {
+              type: 'recordRevokedRun',
+              params: ({ event }) => ({ runId: 'skipped' in event.output ? event.output.runId : undefined }),
+            },
+          },
+          {
+            guard: ({ context, event }) => event.output.generation === context.generation && skippedBecause(event.output, 'rearm'),
+            // Another tab made this attempt and lost it: its next attempt is on the board, and
+            // arming the next attempt adopts it.
+            target: 'armed',
+            actions: { type: 'arm', params: ({ context }) => ({ attempt: context.attempt + 1, retryAfterUntil: undefined }) },
+          },
+          {
+            guard: ({ context, event }) => event.output.generation === context.generation && skippedBecause(event.output, 'stale'),
+            // The schedule moved on elsewhere (a later failure, a regenerate by hand): history
+            // will show where it stands, and arms from there (adopting the shared attempt).
+            target: 'idle',
+            actions: 'resetEpisode',
+          },
+          {
+            guard: { type: 'currentGeneration', params: ({ event }) => ({ generation: event.output.generation }) },
+            target: 'watching',
+            actions: {
+              type: 'recordRun',
+              params: ({ event }) => ({ runId: 'receipt' in event.output ? event.output.receipt.run_id : '' }),
+            },
+          },
+        ],
         // An abort never arrives here: it happens only when this state is left, and XState drops
         // the result of a stopped actor.
         onError: [
@@ -276,6 +442,8 @@ export const retryMachine = setup({
             target: 'refused',
             actions: { type: 'recordRefusal', params: ({ event }) => ({ error: event.error }) },
           },
+          // Lost because the browser is offline: the attempt is not burned.
+          { guard: 'offlineNow', target: 'armed', actions: 'holdForNetwork' },
           // A regenerate lost in transit is as transient as the failure that armed us: no run was
           // seen, so that failure still stands and the next attempt simply waits longer.
           {

@@ -4,7 +4,7 @@
  * `machine.ts` calls them and owns the timers.
  */
 import type { Message } from '../wire/types'
-import { TRANSIENT_RETRY_CLASSES } from '../wire/types'
+import { isValidTime, TRANSIENT_RETRY_CLASSES } from '../wire/types'
 
 /** The wait before the first automatic attempt. */
 export const BASE_WAIT_MS = 2000
@@ -67,13 +67,15 @@ export type RetryDeadline = {
 
 /**
  * The deadline of the next automatic attempt: the backoff wait, but never before the provider's
- * `retry_after_until`. That time is trusted only when it is a finite number in the future — a
- * past time has already been honoured, and anything else is a malformed wire value.
+ * `retry_after_until`. That time is trusted only when it is a time a Date can hold, in the future —
+ * a past time has already been honoured, and anything else is a malformed wire value. The caller
+ * has already placed it on the browser's clock (the daemon clock's `toLocal`).
  */
 export function retryDeadline({ attempt, failedAt, now, retryAfterUntil }: RetryDeadlineInput): RetryDeadline {
   const base = typeof failedAt === 'number' && Number.isFinite(failedAt) && failedAt <= now ? failedAt : now
   let deadline = base + backoffMs(attempt)
-  if (typeof retryAfterUntil === 'number' && Number.isFinite(retryAfterUntil) && retryAfterUntil > now) {
+  // A time past the last valid Date is no time: the normal wait applies, and nothing formats it.
+  if (isValidTime(retryAfterUntil) && retryAfterUntil > now) {
     deadline = Math.max(deadline, retryAfterUntil)
   }
   return { deadline, paused: deadline - now > MAX_WAIT_MS }

@@ -7,11 +7,13 @@
 import { createActor, type ActorRefFrom } from 'xstate'
 import { z } from 'zod/mini'
 import type { KeyedStore } from '../storage/keyed-store'
+import { browserLocks, type LockManagerLike } from '../storage/locks'
 import type { DaemonClient } from '../wire/http'
 import type { Message } from '../wire/types'
 import { retryMachineFor } from './actors'
 import { answersTail, armingCandidate, settledReply } from './eligibility'
-import type { RetryClock, RetrySnapshot } from './machine'
+import type { NetworkProbe, RetryClock, RetrySnapshot } from './machine'
+import { createRetryBoard, type RetryBoard } from './shared'
 
 type RetryActor = ActorRefFrom<ReturnType<typeof retryMachineFor>>
 
@@ -40,19 +42,51 @@ const browserWake: WakeSource = (check) => {
   }
 }
 
+/** Whether the browser is online, and word when that changes. */
+export type NetworkSource = NetworkProbe & { subscribe(listener: (online: boolean) => void): () => void }
+
+/** `navigator.onLine` and the window's `online`/`offline` events; always online without a DOM. */
+export const browserNetwork: NetworkSource = {
+  online: () => (typeof navigator === 'undefined' || typeof navigator.onLine !== 'boolean' ? true : navigator.onLine),
+  subscribe(listener) {
+    if (typeof window === 'undefined') return () => {}
+    const on = () => listener(true)
+    const off = () => listener(false)
+    window.addEventListener('online', on)
+    window.addEventListener('offline', off)
+    return () => {
+      window.removeEventListener('online', on)
+      window.removeEventListener('offline', off)
+    }
+  },
+}
+
 export type RetrySchedulerOptions = {
   client: Pick<DaemonClient, 'regenerate' | 'cancelRun' | 'listMessages'>
   clock: RetryClock
+  /** Shared by the tabs (localStorage): the cancelled failures and the armed schedules live here. */
   store: KeyedStore
   /** Re-read a session's history (a regenerate was accepted, a stray run was cancelled). */
   refreshHistory: (sessionId: string) => void
   wake?: WakeSource
+  /** The tabs' locks (Web Locks); an in-memory manager when absent. */
+  locks?: LockManagerLike
+  network?: NetworkSource
 }
 
 const EMPTY: SessionRetries = new Map()
 
-export function createRetryScheduler({ client, clock, store, refreshHistory, wake = browserWake }: RetrySchedulerOptions) {
-  const machine = retryMachineFor({ client, refreshHistory })
+export function createRetryScheduler({
+  client,
+  clock,
+  store,
+  refreshHistory,
+  wake = browserWake,
+  locks = browserLocks(),
+  network = browserNetwork,
+}: RetrySchedulerOptions) {
+  const board: RetryBoard = createRetryBoard(store)
+  const machine = retryMachineFor({ client, refreshHistory, locks, board, clock, network })
   const sessions = new Map<string, Map<string, RetryActor>>()
   const snapshots = new Map<string, SessionRetries>()
   const listeners = new Map<string, Set<() => void>>()
@@ -100,16 +134,25 @@ export function createRetryScheduler({ client, clock, store, refreshHistory, wak
     if (!actors) sessions.set(sessionId, (actors = new Map()))
     const known = actors.get(anchorId)
     if (known) return known
-    const actor = createActor(machine, { input: { anchorId, sessionId, clock } })
+    const actor = createActor(machine, { input: { anchorId, sessionId, clock, board, network } })
     actors.set(anchorId, actor)
+    let previous: RetrySnapshot | undefined
     actor.subscribe({
       next: (snapshot) => {
+        const { failedMessageId, runId } = snapshot.context
         if (snapshot.matches('cancelled')) {
-          if (snapshot.context.failedMessageId) rememberCancelled(snapshot.context.failedMessageId)
+          if (failedMessageId) rememberCancelled(failedMessageId)
           // The run the cancel reached may fail rather than end cancelled (it failed first): its
           // failure must not arm after a reload or a return to the session either.
-          if (snapshot.context.runId) rememberCancelled(snapshot.context.runId)
+          if (runId) rememberCancelled(runId)
+          // A cancel in one tab is a cancel in all: the others read it from the board.
+          if (failedMessageId) board.update(sessionId, anchorId, failedMessageId, { phase: 'cancelled' })
+        } else if (snapshot.matches('idle') && previous?.matches('watching') && runId) {
+          // The episode is over: a tab still waiting for the lock must not send this attempt.
+          const record = board.read(sessionId, anchorId)
+          if (record?.runId === runId) board.update(sessionId, anchorId, record.failureId, { phase: 'settled' })
         }
+        previous = snapshot
         if (actors.get(anchorId) === actor) publish(sessionId)
       },
       // A failing actor must not take the page down: it is forgotten and shows nothing.
@@ -128,6 +171,35 @@ export function createRetryScheduler({ client, clock, store, refreshHistory, wak
     publish(sessionId)
   }
 
+  /**
+   * Another tab (or this one) changed the board: a cancel there is a cancel here, a regenerate by
+   * hand there ends the countdown here, and an armed schedule there is the one counted down here.
+   * Deferred a microtask: the write may come from inside one of these actors' own transitions.
+   */
+  function onBoardChange() {
+    queueMicrotask(() => {
+      for (const [sessionId, actors] of [...sessions]) {
+        for (const [anchorId, actor] of [...actors]) {
+          const snapshot = actor.getSnapshot()
+          const record = board.read(sessionId, anchorId)
+          if (!record || record.failureId !== snapshot.context.failedMessageId) continue
+          const live = snapshot.matches('armed') || snapshot.matches('dispatching') || snapshot.matches('watching')
+          if (record.phase === 'cancelled' && live) actor.send({ type: 'retry.cancel' })
+          else if (record.phase === 'dismissed' && live) remove(sessionId, anchorId)
+          else if (record.phase === 'armed' && snapshot.matches('armed')) {
+            const { attempt, deadline, paused } = snapshot.context
+            const differs = record.attempt !== attempt || record.deadline !== deadline || record.paused !== paused
+            if (differs && record.attempt >= attempt) actor.send({ type: 'shared.adopt' })
+          }
+        }
+      }
+    })
+  }
+  const stopBoard = board.subscribe(onBoardChange)
+  const stopNetwork = network.subscribe((online) => {
+    for (const actors of sessions.values()) for (const actor of actors.values()) actor.send({ type: 'network', online })
+  })
+
   return {
     /** History of a session was read: arm, settle or release its schedulers accordingly. */
     feed(sessionId: string, history: readonly Message[]): void {
@@ -140,13 +212,15 @@ export function createRetryScheduler({ client, clock, store, refreshHistory, wak
           const reply = settledReply(history, runId)
           if (reply) actor.send({ type: 'run.settled', runId, message: reply })
         }
-        // The operator wrote after this reply: its countdown must not regenerate over their message.
-        // A scheduler at rest (settled, cancelled, refused) of an earlier reply has nothing more to
-        // show or do: its cancel is remembered in storage, so letting it go keeps one actor per
-        // session however long the conversation runs.
+        // The operator wrote after this reply, or regenerated it (here or in another tab): its
+        // countdown must not regenerate over them. A scheduler at rest (settled, cancelled,
+        // refused) of an earlier reply has nothing more to show or do: its cancel is remembered in
+        // storage, so letting it go keeps one actor per session however long the conversation runs.
         const now = actor.getSnapshot()
+        const failure = now.context.failedMessageId ? history.find((m) => m.id === now.context.failedMessageId) : undefined
         const atRest = now.matches('idle') || now.matches({ cancelled: 'quiet' }) || now.matches('refused')
         if ((now.matches('armed') || atRest) && !answersTail(history, anchorId)) remove(sessionId, anchorId)
+        else if (now.matches('armed') && failure?.superseded) remove(sessionId, anchorId)
       }
     },
     retryNow(sessionId: string, anchorId: string): void {
@@ -155,8 +229,12 @@ export function createRetryScheduler({ client, clock, store, refreshHistory, wak
     cancel(sessionId: string, anchorId: string): void {
       sessions.get(sessionId)?.get(anchorId)?.send({ type: 'retry.cancel' })
     },
-    /** Forgets the scheduler of an anchor the operator regenerates by hand. */
+    /** Forgets the scheduler of an anchor the operator regenerates by hand, in every tab. */
     dismiss(sessionId: string, anchorId: string): void {
+      const record = board.read(sessionId, anchorId)
+      if (record && (record.phase === 'armed' || record.phase === 'dispatching' || record.phase === 'watching')) {
+        board.update(sessionId, anchorId, record.failureId, { phase: 'dismissed' })
+      }
       remove(sessionId, anchorId)
     },
     /** Leaving the session stops its schedulers (a countdown is interactive-only, by design). */
@@ -182,6 +260,8 @@ export function createRetryScheduler({ client, clock, store, refreshHistory, wak
       for (const sessionId of [...sessions.keys()]) this.release(sessionId)
       stopWake?.()
       stopWake = undefined
+      stopBoard()
+      stopNetwork()
     },
   }
 }

@@ -23,6 +23,11 @@ export type RetryView = {
   paused: boolean
   /** The refusal to word, in `refused`. */
   refusal: RegenerateRefusal | null
+  /**
+   * Armed or paused while the browser is offline: the countdown waits for the network and burns
+   * no attempt (`robust.waitingForNetwork`); back online an overdue attempt fires at once.
+   */
+  waitingForNetwork: boolean
 }
 
 function statusOf(snapshot: RetrySnapshot): RetryStatus {
@@ -50,6 +55,7 @@ export function retryView(snapshot: RetrySnapshot, now: number): RetryView {
     remainingMs: deadline === null ? 0 : remainingMs(deadline, now),
     paused: status === 'paused',
     refusal: status === 'refused' ? context.lastError : null,
+    waitingForNetwork: waiting && !context.online,
   }
 }
 
@@ -60,13 +66,16 @@ export function isCancellable(status: RetryStatus): boolean {
 
 /**
  * Whether the scheduler's status belongs on `reply`: waiting belongs to the failed reply that
- * armed it, watching to the reply of the run in flight, the rest to whichever reply is shown.
+ * armed it; watching to the reply of the run in flight and, until history shows that reply, to
+ * the failed one it replaces (from the regenerate's receipt to the next history read the failed
+ * reply is still the anchor's latest: it shows the retry with Cancel, never a second Regenerate);
+ * the rest to whichever reply is shown.
  */
-export function belongsTo(snapshot: RetrySnapshot, reply: Pick<Message, 'id' | 'run_id'>): boolean {
+export function belongsTo(snapshot: RetrySnapshot, reply: Pick<Message, 'id' | 'run_id'> & { superseded?: boolean }): boolean {
   const status = statusOf(snapshot)
   if (status === 'idle') return false
   if (status === 'armed' || status === 'paused') return reply.id === snapshot.context.failedMessageId
-  if (status === 'watching') return reply.run_id === snapshot.context.runId
+  if (status === 'watching') return reply.run_id === snapshot.context.runId || (reply.superseded !== true && reply.id === snapshot.context.failedMessageId)
   return true
 }
 

@@ -4,11 +4,12 @@
  * has accepted it. Together with the daemon's atomic send and its 409, this gives one operator
  * message and at most one run per send, whatever the network does.
  */
-import { RefusalError, TransportError } from '../wire/errors'
+import { MalformedPayloadError, RefusalError, TransportError } from '../wire/errors'
 import type { DaemonClient } from '../wire/http'
 import type { Message } from '../wire/types'
+import { LOCK_PREFIX, type LockManagerLike } from '../storage/locks'
 import type { Drafts } from './drafts'
-import type { Outbox, OutboxEntry } from './outbox'
+import type { Outbox, OutboxEntry, OutboxState } from './outbox'
 
 /** What sending needs of the runtime: the daemon, the outbox, the drafts, a clock and an id maker. */
 export type SendRuntime = {
@@ -17,7 +18,16 @@ export type SendRuntime = {
   drafts: Drafts
   clock: { now(): number }
   newId: () => string
+  /**
+   * Locks shared by the tabs: one per `client_message_id` while it is on the wire, so a second
+   * tab (resuming, or Send again) never sends an entry the first is sending. Without it the
+   * guard holds within this runtime only.
+   */
+  locks?: LockManagerLike
 }
+
+/** The lock an entry holds while on the wire. */
+export const sendLockName = (clientMessageId: string) => `${LOCK_PREFIX}send.${clientMessageId}`
 
 export type SendOutcome =
   | { kind: 'accepted'; messageId: string }
@@ -46,6 +56,9 @@ export async function deliver(runtime: SendRuntime, entry: OutboxEntry, { triedB
       return { kind: 'accepted', messageId: receipt.message_id }
     } catch (error) {
       if (error instanceof RefusalError && error.code === 'message_duplicate') return findOwn(runtime, entry)
+      // A 2xx whose receipt cannot be read: the daemon said yes, in words this client cannot
+      // parse. Filing it "not sent" would invite Edit + Enter, a second message: history decides.
+      if (error instanceof MalformedPayloadError) return findOwn(runtime, entry)
       if (error instanceof RefusalError) {
         // A refusal speaks only for its own attempt: after a lost answer the first attempt may have
         // landed, and the operator sending the text again would make a second message.
@@ -101,6 +114,15 @@ export type SendHooks = {
   onAccepted?: (entry: OutboxEntry, messageId: string) => Promise<unknown> | void
 }
 
+export type SendEntryOptions = {
+  /**
+   * The entry must still be in the outbox in this state (checked under the lock): a resumed send
+   * (`sending`) or Send again (`not_sent`) of an entry another tab has meanwhile sent or taken
+   * back sends nothing.
+   */
+  expect?: OutboxState
+}
+
 /** A new outbox entry for text the operator just sent: its `client_message_id` is made here, once. */
 export function newEntry(runtime: SendRuntime, sessionId: string, content: string): OutboxEntry {
   return { clientMessageId: runtime.newId(), sessionId, content, state: 'sending', createdAt: runtime.clock.now() }
@@ -110,13 +132,29 @@ export function newEntry(runtime: SendRuntime, sessionId: string, content: strin
  * Sends one entry and files the outcome in the outbox. Resolves to `undefined`, sending nothing,
  * when the same id is already on the wire (a second Enter, a double click, a remount).
  */
-export async function sendEntry(runtime: SendRuntime, entry: OutboxEntry, hooks: SendHooks = {}): Promise<SendOutcome | undefined> {
-  const { outbox } = runtime
+export async function sendEntry(runtime: SendRuntime, entry: OutboxEntry, hooks: SendHooks = {}, { expect }: SendEntryOptions = {}): Promise<SendOutcome | undefined> {
   const inFlight = inFlightOf(runtime)
   if (inFlight.has(entry.clientMessageId)) return undefined
   inFlight.add(entry.clientMessageId)
-  // An id the outbox already holds has been on the wire before (this page or the one before it).
-  const triedBefore = outbox.get(entry.clientMessageId) !== undefined
+  try {
+    if (!runtime.locks) return await sendHeld(runtime, entry, hooks, expect)
+    // Another tab holding the lock is sending this very entry: nothing to do here.
+    return await runtime.locks.request(sendLockName(entry.clientMessageId), { ifAvailable: true }, (lock) =>
+      lock ? sendHeld(runtime, entry, hooks, expect) : undefined,
+    )
+  } finally {
+    inFlight.delete(entry.clientMessageId)
+  }
+}
+
+/** The send itself, once this tab alone has the entry. */
+async function sendHeld(runtime: SendRuntime, entry: OutboxEntry, hooks: SendHooks, expect: OutboxState | undefined): Promise<SendOutcome | undefined> {
+  const { outbox } = runtime
+  const filed = outbox.get(entry.clientMessageId)
+  // Another tab finished (or took back) this entry between our look and the lock.
+  if (expect !== undefined && filed?.state !== expect) return undefined
+  // An id the outbox already holds has been on the wire before (this page, the one before it, another tab).
+  const triedBefore = filed !== undefined
   outbox.put({ ...entry, state: 'sending' })
   try {
     const outcome = await deliver(runtime, entry, { triedBefore })
@@ -140,8 +178,6 @@ export async function sendEntry(runtime: SendRuntime, entry: OutboxEntry, hooks:
   } catch {
     outbox.update(entry.clientMessageId, { state: 'not_sent' })
     return { kind: 'not_sent' }
-  } finally {
-    inFlight.delete(entry.clientMessageId)
   }
 }
 
@@ -155,15 +191,18 @@ export function resumeSends(runtime: SendRuntime, sessionId: string, hooks: Send
   for (const entry of runtime.outbox.entries()) {
     if (entry.state !== 'sending' || entry.sessionId !== sessionId) continue
     if (runtime.drafts.read(sessionId) === entry.content) runtime.drafts.write(sessionId, '')
-    resumed.push(sendEntry(runtime, entry, hooks))
+    resumed.push(sendEntry(runtime, entry, hooks, { expect: 'sending' }))
   }
   return resumed
 }
 
-/** Drops a "not sent" entry and hands its text back; `undefined` while it is on the wire. */
+/**
+ * Drops a "not sent" entry and hands its text back; `undefined` while it is on the wire here, or
+ * "sending" anywhere (another tab's send holds it).
+ */
 export function takeBack(runtime: SendRuntime, clientMessageId: string): string | undefined {
   const entry = runtime.outbox.get(clientMessageId)
-  if (!entry || isInFlight(runtime, clientMessageId)) return undefined
+  if (!entry || isInFlight(runtime, clientMessageId) || entry.state !== 'not_sent') return undefined
   runtime.outbox.remove(clientMessageId)
   return entry.content
 }

@@ -33,16 +33,44 @@ const entriesSchema = z.pipe(
 
 export const OUTBOX_NAMESPACE = 'outbox'
 
-/** A small external store (for `useSyncExternalStore`) over one slot of the keyed store. */
+/**
+ * A small external store (for `useSyncExternalStore`) over one slot of the keyed store. The slot
+ * is shared by the tabs (localStorage): a change another tab made is read back when the store
+ * says so, and every change here starts from the stored list, not this tab's copy, so two tabs
+ * filing entries one after the other lose neither.
+ */
 export function createOutbox(store: KeyedStore) {
   const slot = store.slot(OUTBOX_NAMESPACE, 'v1', entriesSchema)
   let entries: OutboxEntry[] = slot.read() ?? []
+  let text = JSON.stringify(entries)
   const listeners = new Set<() => void>()
 
-  function commit(next: OutboxEntry[]) {
-    entries = next
-    slot.write(entries)
+  /** Takes the stored list when it differs from this tab's copy; true when it did. */
+  function reread(): boolean {
+    const stored = slot.read() ?? []
+    const storedText = JSON.stringify(stored)
+    if (storedText === text) return false
+    entries = stored
+    text = storedText
+    return true
+  }
+
+  const tell = () => {
     for (const listener of [...listeners]) listener()
+  }
+
+  // Another tab filed, sent or took back an entry (or this one did, through another handle).
+  store.subscribe(OUTBOX_NAMESPACE, () => {
+    if (reread()) tell()
+  })
+
+  function commit(change: (current: OutboxEntry[]) => OutboxEntry[]) {
+    reread()
+    const next = change(entries)
+    entries = next
+    text = JSON.stringify(next)
+    slot.write(next)
+    tell()
   }
 
   return {
@@ -52,15 +80,26 @@ export function createOutbox(store: KeyedStore) {
     },
     /** The current entries; a new array after each change, so it can be a snapshot. */
     entries: () => entries,
-    get: (clientMessageId: string) => entries.find((e) => e.clientMessageId === clientMessageId),
-    put(entry: OutboxEntry) {
-      commit([...entries.filter((e) => e.clientMessageId !== entry.clientMessageId), entry])
+    get: (clientMessageId: string) => {
+      if (reread()) tell()
+      return entries.find((e) => e.clientMessageId === clientMessageId)
     },
+    put(entry: OutboxEntry) {
+      commit((current) => [...current.filter((e) => e.clientMessageId !== entry.clientMessageId), entry])
+    },
+    /** Patches an entry; one another tab already removed stays removed. */
     update(clientMessageId: string, patch: Partial<OutboxEntry>) {
-      commit(entries.map((e) => (e.clientMessageId === clientMessageId ? { ...e, ...patch } : e)))
+      commit((current) => current.map((e) => (e.clientMessageId === clientMessageId ? { ...e, ...patch } : e)))
     },
     remove(clientMessageId: string) {
-      if (entries.some((e) => e.clientMessageId === clientMessageId)) commit(entries.filter((e) => e.clientMessageId !== clientMessageId))
+      if (reread()) tell()
+      if (entries.some((e) => e.clientMessageId === clientMessageId)) commit((current) => current.filter((e) => e.clientMessageId !== clientMessageId))
+    },
+    /** Reads the stored list again (another tab may have changed it); true when it changed. */
+    refresh(): boolean {
+      const changed = reread()
+      if (changed) tell()
+      return changed
     },
   }
 }

@@ -6,6 +6,7 @@
  * private mode) the value lives on in memory for as long as the page does.
  */
 import type { z } from 'zod/mini'
+import { noTabs, type TabChannel } from './tab-channel'
 
 /** The part of the Web Storage API the store uses. */
 export type StorageBackend = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>
@@ -24,8 +25,16 @@ export type Slot<T> = {
 export type KeyedStore = {
   /** A handle on `namespace`/`key`, read back through `schema`. */
   slot<S extends z.ZodMiniType>(namespace: string, key: string, schema: S): Slot<z.infer<S>>
-  /** Calls `listener` after any write to `namespace` through this store. Returns the unsubscribe. */
-  subscribe(namespace: string, listener: () => void): () => void
+  /**
+   * Calls `listener` after any write to `namespace` through this store, or through another tab's
+   * store on the same backend (told over the tab channel). Returns the unsubscribe.
+   */
+  subscribe(namespace: string, listener: (key: string) => void): () => void
+}
+
+export type KeyedStoreOptions = {
+  /** Where writes are told to the other tabs, and theirs heard. */
+  channel?: TabChannel
 }
 
 /** The full storage key of a slot: `rebound.<namespace>.<key>`. */
@@ -37,9 +46,16 @@ export function storageKey(namespace: string, key: string): string {
  * Builds the store over `backend`; with no backend (no DOM, storage disabled) it is memory only.
  * A key whose write failed is kept in memory and wins over the backend until a write succeeds.
  */
-export function createKeyedStore(backend: StorageBackend | undefined): KeyedStore {
+export function createKeyedStore(backend: StorageBackend | undefined, { channel = noTabs }: KeyedStoreOptions = {}): KeyedStore {
   const memory = new Map<string, string | null>()
-  const listeners = new Map<string, Set<() => void>>()
+  const listeners = new Map<string, Set<(key: string) => void>>()
+  const notify = (namespace: string, key: string) => {
+    for (const listener of [...(listeners.get(namespace) ?? [])]) listener(key)
+  }
+  // Another tab wrote: the value is in the shared backend already; whoever shows it reads again.
+  channel.subscribe((message) => {
+    if (message.kind === 'store') notify(message.namespace, message.key)
+  })
 
   const rawRead = (key: string): string | null => {
     if (memory.has(key)) return memory.get(key) ?? null
@@ -78,7 +94,8 @@ export function createKeyedStore(backend: StorageBackend | undefined): KeyedStor
         },
         write(value) {
           rawWrite(full, value === undefined ? null : JSON.stringify(value))
-          for (const listener of [...(listeners.get(namespace) ?? [])]) listener()
+          notify(namespace, key)
+          channel.post({ kind: 'store', namespace, key })
         },
       }
     },
@@ -88,6 +105,18 @@ export function createKeyedStore(backend: StorageBackend | undefined): KeyedStor
       set.add(listener)
       return () => void set.delete(listener)
     },
+  }
+}
+
+/**
+ * The origin's localStorage, shared by every tab (drafts and unsent messages survive closing a
+ * tab), or undefined where there is none or it cannot be touched.
+ */
+export function browserLocalStorage(): StorageBackend | undefined {
+  try {
+    return typeof localStorage === 'undefined' ? undefined : localStorage
+  } catch {
+    return undefined
   }
 }
 

@@ -20,6 +20,8 @@ export type FollowRunOptions = {
   onFrame: (frame: StreamFrame) => void
   /** Reattachments in a row that bring no new event before giving up. */
   maxReattach?: number
+  /** Connections in a row that may end with a lag frame before giving up (progress or not). */
+  maxLagged?: number
   /** Wait before reattachment n (1-based). */
   backoffMs?: (attempt: number) => number
 }
@@ -28,6 +30,7 @@ export type FollowRunOptions = {
 const RAW_FRAME_LIMIT = 500
 
 export const DEFAULT_MAX_REATTACH = 4
+export const DEFAULT_MAX_LAGGED = 8
 export const defaultBackoffMs = (attempt: number) => Math.min(250 * 2 ** (attempt - 1), 4000)
 
 /**
@@ -39,9 +42,11 @@ export const defaultBackoffMs = (attempt: number) => Math.min(250 * 2 ** (attemp
 export async function followRun(options: FollowRunOptions): Promise<TerminalFrame> {
   const { client, sessionId, runId, signal, onFrame } = options
   const maxReattach = options.maxReattach ?? DEFAULT_MAX_REATTACH
+  const maxLagged = options.maxLagged ?? DEFAULT_MAX_LAGGED
   const backoffMs = options.backoffMs ?? defaultBackoffMs
   let lastEventId = options.lastEventId
   let failures = 0
+  let lagStreak = 0
 
   for (;;) {
     signal.throwIfAborted()
@@ -51,12 +56,16 @@ export async function followRun(options: FollowRunOptions): Promise<TerminalFram
     try {
       const response = await client.openEvents(sessionId, runId, lastEventId, signal)
       await readEvents(response, signal, (frame) => {
-        lastEventId = frame.id
-        // The connection fell behind the broadcast: the run goes on, so pick it up again.
+        // The connection fell behind the broadcast: the run goes on, so pick it up again. A lag
+        // frame is no progress (it repeats the last id): only frames passed on move the id.
         if (frame.type === 'error' && (frame.code === 'stream_lagged' || frame.code === 'stream_ended')) {
           lagged = true
           return
         }
+        // An id at or before the last one is a replay (or a daemon counting backwards): passing
+        // it on would append the same text twice, and resuming from it would ask for it again.
+        if (lastEventId !== undefined && frame.id <= lastEventId) return
+        lastEventId = frame.id
         onFrame(frame)
         if (frame.type === 'done' || frame.type === 'cancelled' || frame.type === 'error') terminal = frame
       })
@@ -71,9 +80,15 @@ export async function followRun(options: FollowRunOptions): Promise<TerminalFram
     }
     if (terminal) return terminal
 
-    failures = lastEventId !== before || lagged ? 1 : failures + 1
-    if (failures > maxReattach) throw new StreamFailure('stream_ended', 'The live connection ended before the run finished.')
-    await sleep(lagged ? 0 : backoffMs(failures), signal)
+    // Reattachments in a row that brought nothing new; and, apart, connections in a row that the
+    // daemon ended with a lag frame (new events or not): a daemon that lags every stream would
+    // otherwise be asked again with no pause for ever.
+    failures = lastEventId !== before ? 1 : failures + 1
+    lagStreak = lagged ? lagStreak + 1 : 0
+    if (failures > maxReattach || lagStreak > maxLagged) {
+      throw new StreamFailure('stream_ended', 'The live connection ended before the run finished.')
+    }
+    await sleep(backoffMs(Math.max(failures, lagStreak)), signal)
   }
 }
 

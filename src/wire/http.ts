@@ -27,21 +27,97 @@ export type DaemonClientOptions = {
   /** Origin of the daemon, e.g. `http://127.0.0.1:8787`, or '' for the page's own origin. */
   baseUrl: string
   fetch?: typeof fetch
+  /** The browser's clock; injected so tests can skew it. */
+  now?: () => number
+  /** Where the offset from `Date` headers is kept; one is made when absent. */
+  daemonClock?: DaemonClock
+}
+
+/**
+ * How far the browser's clock is from the daemon's, estimated from `Date` headers. Times on the
+ * wire (`retry_after_until`, tier 1's `retry_at`) are the daemon's; `toLocal` places them on the
+ * browser's clock, so a browser clock minutes off neither fires early nor waits too long.
+ */
+export type DaemonClock = {
+  /** daemon time − browser time, in ms (0 until a `Date` header was read). */
+  offsetMs(): number
+  /** A daemon time on the browser's clock. Not a number in, the same out. */
+  toLocal(daemonMs: number): number
+  /** Records one response: its `Date` header and when the request went out and the answer came in (browser clock). */
+  observe(dateHeader: string | null, sentAt: number, receivedAt: number): void
+  /** How many samples the estimate rests on. */
+  samples(): number
+}
+
+/** Samples kept for the estimate: enough to narrow it, few enough to follow a clock that was set. */
+export const CLOCK_SAMPLES = 15
+/** An answer slower than this says little about when the daemon stamped it. */
+const CLOCK_MAX_RTT_MS = 10_000
+
+/**
+ * The offset estimator. `Date` has a resolution of one second and is truncated, so the daemon's
+ * time at stamping is in [D, D + 1000); it stamped between sending and receiving. So each answer
+ * bounds the offset: daemon − browser ∈ [D − receivedAt, D + 1000 − sentAt]. The estimate is the
+ * intersection of the recent answers' bounds, which narrows towards the true offset as the
+ * requests' sub-second phases vary; when answers disagree (the browser's clock was set, a proxy
+ * sent a stale `Date`) the newest answers that agree win. Within the bounds it takes 0 when 0 is
+ * possible (clocks in sync stay uncorrected), else the lower bound: a wait is then never placed
+ * earlier than the daemon meant, at worst a fraction of a second later.
+ */
+export function createDaemonClock(): DaemonClock {
+  const samples: { lo: number; hi: number }[] = []
+  let estimate = 0
+  const recompute = () => {
+    let lo = -Infinity
+    let hi = Infinity
+    // Newest first: stop at the first answer that contradicts the newer ones.
+    for (let i = samples.length - 1; i >= 0; i--) {
+      const sample = samples[i]!
+      const nextLo = Math.max(lo, sample.lo)
+      const nextHi = Math.min(hi, sample.hi)
+      if (nextLo > nextHi) {
+        samples.splice(0, i + 1)
+        break
+      }
+      lo = nextLo
+      hi = nextHi
+    }
+    estimate = lo <= 0 && 0 <= hi ? 0 : Math.round(lo)
+  }
+  return {
+    offsetMs: () => estimate,
+    toLocal: (daemonMs) => (Number.isFinite(daemonMs) ? daemonMs - estimate : daemonMs),
+    observe(dateHeader, sentAt, receivedAt) {
+      if (!dateHeader) return
+      const stamped = Date.parse(dateHeader)
+      if (!Number.isFinite(stamped) || !Number.isFinite(sentAt) || !Number.isFinite(receivedAt)) return
+      if (receivedAt < sentAt || receivedAt - sentAt > CLOCK_MAX_RTT_MS) return
+      samples.push({ lo: stamped - receivedAt, hi: stamped + 1000 - sentAt })
+      if (samples.length > CLOCK_SAMPLES) samples.shift()
+      recompute()
+    },
+    samples: () => samples.length,
+  }
 }
 
 export type DaemonClient = ReturnType<typeof createDaemonClient>
 
-/** Longest piece of a non-JSON error body kept for the operator to see. */
-const RAW_BODY_LIMIT = 500
-
 /** Builds the client for one daemon. All methods reject with RefusalError, TransportError or MalformedPayloadError. */
-export function createDaemonClient({ baseUrl, fetch: fetchImpl = (...args) => globalThis.fetch(...args) }: DaemonClientOptions) {
+export function createDaemonClient({
+  baseUrl,
+  fetch: fetchImpl = (...args) => globalThis.fetch(...args),
+  now = () => Date.now(),
+  daemonClock = createDaemonClock(),
+}: DaemonClientOptions) {
+  /** Records that could not be read in the last history read of each session. */
+  const unreadable = new Map<string, number>()
   const root = `${baseUrl.replace(/\/$/, '')}${API_PREFIX}`
   const sessionPath = (sid: string) => `/sessions/${encodeURIComponent(sid)}`
   const runPath = (sid: string, rid: string) => `${sessionPath(sid)}/runs/${encodeURIComponent(rid)}`
 
   async function request(method: string, path: string, init: { body?: unknown; signal?: AbortSignal; headers?: Record<string, string> } = {}) {
     let response: Response
+    const sentAt = now()
     try {
       response = await fetchImpl(`${root}${path}`, {
         method,
@@ -57,6 +133,8 @@ export function createDaemonClient({ baseUrl, fetch: fetchImpl = (...args) => gl
       if (isAbortError(error)) throw error
       throw new TransportError(error instanceof Error ? error.message : String(error), { cause: error })
     }
+    // Every answer, a refusal too, says what time the daemon thinks it is.
+    daemonClock.observe(response.headers.get('date'), sentAt, now())
     if (!response.ok) throw await refusalFrom(response)
     return response
   }
@@ -76,6 +154,13 @@ export function createDaemonClient({ baseUrl, fetch: fetchImpl = (...args) => gl
   }
 
   return {
+    /** The daemon's clock as measured from this client's answers. */
+    daemonClock,
+    /**
+     * How many records the last history read of a session could not read (skipped, so the rest
+     * of the conversation shows): "1 message could not be read".
+     */
+    unreadableCount: (sessionId: string): number => unreadable.get(sessionId) ?? 0,
     async listSessions(signal?: AbortSignal): Promise<Session[]> {
       const body = await json(sessionListSchema, 'GET /sessions', request('GET', '/sessions', { signal }))
       return body.sessions
@@ -93,6 +178,7 @@ export function createDaemonClient({ baseUrl, fetch: fetchImpl = (...args) => gl
     async listMessages(sessionId: string, signal?: AbortSignal): Promise<Message[]> {
       const path = `${sessionPath(sessionId)}/messages`
       const body = await json(messageListSchema, 'GET /sessions/:sid/messages', request('GET', path, { signal }))
+      unreadable.set(sessionId, body.skipped)
       return body.messages
     },
     sendMessage(sessionId: string, body: SendBody, signal?: AbortSignal): Promise<SendReceipt> {
@@ -129,18 +215,29 @@ const STATUS_CODES: Record<number, string> = {
   504: 'daemon_unavailable',
 }
 
-/** Reads a refusal: the `{ error, code }` envelope, or the status alone when the body is not one. */
+/** The code a bare status implies: the table's, else the class's (any 5xx is the daemon being unavailable). */
+export function codeOfStatus(status: number): string {
+  const known = STATUS_CODES[status]
+  if (known) return known
+  if (status >= 500 && status < 600) return 'daemon_unavailable'
+  return ''
+}
+
+/**
+ * Reads a refusal: the `{ error, code }` envelope. Anything else (a proxy's 503 HTML page, a JSON
+ * body of another shape, nothing at all) did not come from the daemon's wire: it takes the code
+ * its status implies, so the operator reads a worded reason, never "Not sent: <html>…". What was
+ * said is kept, trimmed, as the message for logs.
+ */
 async function refusalFrom(response: Response): Promise<RefusalError> {
   const text = await response.text().catch(() => '')
   try {
     const parsed = refusalBodySchema.safeParse(JSON.parse(text))
     if (parsed.success) return new RefusalError(response.status, parsed.data.code, parsed.data.error)
   } catch {
-    // not JSON: fall through and keep what the daemon (or a proxy in front of it) said
+    // not JSON: fall through to the status
   }
-  const raw = text.trim().slice(0, RAW_BODY_LIMIT)
-  if (raw) return new RefusalError(response.status, '', raw)
-  // An empty answer (a proxy in front of the daemon, a daemon going down): the status alone still
-  // names a code the client can word, rather than an English status line.
-  return new RefusalError(response.status, STATUS_CODES[response.status] ?? '', `HTTP ${response.status} ${response.statusText}`.trim())
+  // The body is a proxy's page or some other shape: never the operator's reason. The status line
+  // is what a log (and a code this client has no words for) gets instead.
+  return new RefusalError(response.status, codeOfStatus(response.status), `HTTP ${response.status} ${response.statusText}`.trim())
 }

@@ -73,7 +73,16 @@ export const TIER1_MAX_ATTEMPTS = 3
 export const TIER1_WINDOW_MS = 30_000
 
 const id = z.string().check(z.minLength(1))
-const epochMs = z.number()
+/**
+ * The last instant a JavaScript `Date` can hold (±8.64e15 ms, the spec's limit). A time past it
+ * is not a time: Intl throws on it in the middle of a render.
+ */
+export const MAX_DATE_MS = 8.64e15
+/** True for a number that is a time a `Date` can hold (and so Intl can format). */
+export function isValidTime(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= MAX_DATE_MS
+}
+const epochMs = z.number().check(z.refine(isValidTime, 'not a time a Date can hold'))
 
 export const sessionSchema = z.object({
   id,
@@ -94,7 +103,8 @@ export const retryClassificationSchema = z.object({
   retry_class: z.string(),
   // null, a string or a number JSON turns into Infinity must not cost the operator the whole
   // conversation: it reads as "no provider time", and the normal wait applies.
-  retry_after_until: z.catch(z.optional(z.number()), undefined),
+  // A time past the last valid Date (quota:200000000000) is no time either.
+  retry_after_until: z.catch(z.optional(epochMs), undefined),
 })
 export type RetryClassification = z.infer<typeof retryClassificationSchema>
 
@@ -135,8 +145,32 @@ export const runSchema = z.object({
 })
 export type Run = z.infer<typeof runSchema>
 
-export const sessionListSchema = z.object({ sessions: z.array(sessionSchema) })
-export const messageListSchema = z.object({ messages: z.array(messageSchema) })
+/**
+ * A list read item by item: one record that cannot be read is skipped and counted instead of
+ * costing the operator every other one (a whole session hidden by one bad message).
+ */
+function lenientList<S extends z.ZodMiniType>(item: S) {
+  return z.pipe(
+    z.array(z.unknown()),
+    z.transform((items: unknown[]) => {
+      const kept: z.infer<S>[] = []
+      for (const raw of items) {
+        const parsed = item.safeParse(raw)
+        if (parsed.success) kept.push(parsed.data as z.infer<S>)
+      }
+      return { items: kept, skipped: items.length - kept.length }
+    }),
+  )
+}
+
+export const sessionListSchema = z.pipe(
+  z.object({ sessions: lenientList(sessionSchema) }),
+  z.transform(({ sessions }: { sessions: { items: Session[]; skipped: number } }) => ({ sessions: sessions.items, skipped: sessions.skipped })),
+)
+export const messageListSchema = z.pipe(
+  z.object({ messages: lenientList(messageSchema) }),
+  z.transform(({ messages }: { messages: { items: Message[]; skipped: number } }) => ({ messages: messages.items, skipped: messages.skipped })),
+)
 export const sendReceiptSchema = z.object({ message_id: id, run_id: id, queued: z.boolean() })
 export type SendReceipt = z.infer<typeof sendReceiptSchema>
 export const regenerateReceiptSchema = z.object({ run_id: id, superseded: z.array(z.string()), queued: z.boolean() })

@@ -124,7 +124,8 @@ describe('reload', () => {
 describe('malformed payloads', () => {
   it('shows a worded error instead of crashing when history is not what the wire promises', async () => {
     const sid = createSession(daemon)
-    server.use(http.get('*/api/v1/sessions/:sid/messages', () => HttpResponse.json({ messages: [{ id: 1 }] })))
+    // A list that is not a list (one unreadable record is skipped instead: see bad-input tests).
+    server.use(http.get('*/api/v1/sessions/:sid/messages', () => HttpResponse.json({ messages: { id: 1 } })))
     renderChat(sid)
     await advance(50)
     expect(screen.getByRole('alert')).toHaveTextContent('The conversation could not be loaded.')

@@ -13,7 +13,7 @@ import { createActor, fromPromise } from 'xstate'
 import type { AnyStateNode, EventFromLogic, InspectionEvent, StateValue } from 'xstate'
 import { adjacencyMapToArray, getAdjacencyMap, getShortestPaths, getSimplePaths, getStateNodes } from 'xstate/graph'
 import {
-  fromRegenerate,
+  fromSharedRegenerate,
   retryMachine,
   type CancelAcceptedInput,
   type CancelAcceptedOutput,
@@ -60,6 +60,12 @@ const LABELS = [
   'regenerate.network',
   'revoke.done',
   'revoke.failed',
+  'network.online',
+  'network.back-overdue',
+  'shared.adopt',
+  'regenerate.declined-cancelled',
+  'regenerate.declined-stale',
+  'regenerate.declined-rearm',
 ] as const
 type Label = (typeof LABELS)[number]
 type LabelledEvent = MachineEvent & { label: Label }
@@ -169,6 +175,17 @@ function buildEvent(label: Label, state: string, context: RetryContext, now: num
         return { type: 'xstate.error.actor.regenerate', error: new Refusal(503, 'daemon_unavailable') }
       case 'regenerate.network':
         return { type: 'xstate.error.actor.regenerate', error: new TypeError('Failed to fetch') }
+      case 'network.online':
+      case 'network.back-overdue':
+        return { type: 'network', online: true }
+      case 'shared.adopt':
+        return { type: 'shared.adopt' }
+      case 'regenerate.declined-cancelled':
+        return { type: 'xstate.done.actor.regenerate', output: { generation: context.generation, skipped: 'cancelled' } }
+      case 'regenerate.declined-stale':
+        return { type: 'xstate.done.actor.regenerate', output: { generation: context.generation, skipped: 'stale' } }
+      case 'regenerate.declined-rearm':
+        return { type: 'xstate.done.actor.regenerate', output: { generation: context.generation, skipped: 'rearm' } }
       case 'revoke.done':
         return { type: 'xstate.done.actor.cancelAccepted', output: undefined }
       case 'revoke.failed':
@@ -181,7 +198,7 @@ function buildEvent(label: Label, state: string, context: RetryContext, now: num
 /** The events that can actually happen in a state: timers only while waiting, actor results only while invoked. */
 function labelsFor(path: string): Label[] {
   return LABELS.filter((label) => {
-    if (label.startsWith('timer.') || label === 'clock.overdue') return path === 'armed' || path === 'armed(paused)'
+    if (label.startsWith('timer.') || label === 'clock.overdue' || label === 'network.back-overdue' || label === 'shared.adopt') return path === 'armed' || path === 'armed(paused)'
     if (label.startsWith('regenerate.')) return path === 'dispatching'
     if (label.startsWith('revoke.')) return path === 'cancelled.revoking'
     return true
@@ -191,7 +208,7 @@ function labelsFor(path: string): Label[] {
 /** The clock each event is delivered at during traversal (the model's stand-in for time passing). */
 function traversalTime(context: RetryContext, label: Label): number {
   const deadline = context.deadline ?? NOW
-  if (label === 'timer.due' || label === 'clock.overdue') return deadline
+  if (label === 'timer.due' || label === 'clock.overdue' || label === 'network.back-overdue') return deadline
   if (label === 'timer.early') return deadline - EARLY_MS
   return NOW
 }
@@ -220,7 +237,8 @@ function definedTransitions(): Set<string> {
     return initial === undefined ? node : entered(initial)
   }
   const result = new Set<string>()
-  for (const node of getStateNodes(retryMachine.root)) {
+  // The root's own transitions (`network`) apply in every leaf.
+  for (const node of new Set([retryMachine.root, ...getStateNodes(retryMachine.root)])) {
     for (const [eventType, definitions] of node.transitions) {
       for (const definition of definitions) {
         const target = definition.target?.[0]
@@ -238,12 +256,12 @@ type Pending<T> = { resolve: (value: T) => void; reject: (error: unknown) => voi
 
 /** A real actor with promise actors the replay settles by hand, recording every transition taken. */
 function replayActor(taken: Set<string>) {
-  const regenerate: Pending<RegenerateReceipt>[] = []
+  const regenerate: Pending<RegenerateReceipt | { skipped: 'cancelled' | 'stale' | 'rearm' }>[] = []
   const revoke: Pending<CancelAcceptedOutput>[] = []
   const machine = retryMachine.provide({
     actors: {
-      regenerate: fromRegenerate(
-        () => new Promise<RegenerateReceipt>((resolve, reject) => regenerate.push({ resolve, reject })),
+      regenerate: fromSharedRegenerate(
+        () => new Promise<RegenerateReceipt | { skipped: 'cancelled' | 'stale' | 'rearm' }>((resolve, reject) => regenerate.push({ resolve, reject })),
       ),
       cancelAccepted: fromPromise<CancelAcceptedOutput, CancelAcceptedInput>(
         () => new Promise<CancelAcceptedOutput>((resolve, reject) => revoke.push({ resolve, reject })),
@@ -284,6 +302,23 @@ function replayActor(taken: Set<string>) {
         // The tab slept past the deadline: the wall clock moved, the timer did not fire.
         vi.setSystemTime(deadline)
         actor.send({ type: 'clock.check' })
+        return
+      case 'network.back-overdue':
+        // Offline past the deadline, then back: the attempt fires the moment the network is.
+        vi.setSystemTime(deadline)
+        actor.send({ type: 'network', online: true })
+        return
+      case 'regenerate.declined-cancelled':
+        regenerate.at(-1)!.resolve({ skipped: 'cancelled' })
+        await vi.advanceTimersByTimeAsync(0)
+        return
+      case 'regenerate.declined-stale':
+        regenerate.at(-1)!.resolve({ skipped: 'stale' })
+        await vi.advanceTimersByTimeAsync(0)
+        return
+      case 'regenerate.declined-rearm':
+        regenerate.at(-1)!.resolve({ skipped: 'rearm' })
+        await vi.advanceTimersByTimeAsync(0)
         return
       case 'regenerate.accepted':
         regenerate.at(-1)!.resolve(receipt(context))

@@ -145,6 +145,7 @@ describe('arming', () => {
       remainingMs: 2 * SECOND,
       paused: false,
       refusal: null,
+      waitingForNetwork: false,
     })
   })
 
@@ -224,7 +225,7 @@ describe('the countdown', () => {
     await vi.advanceTimersByTimeAsync(1)
     expect(h.snapshot().value).toBe('dispatching')
     expect(h.regenerate).toHaveLength(1)
-    expect(h.regenerate[0]!.input).toEqual({ sessionId: SESSION, anchorId: ANCHOR, generation: 1 })
+    expect(h.regenerate[0]!.input).toMatchObject({ sessionId: SESSION, anchorId: ANCHOR, generation: 1, attempt: 1 })
     expect(h.snapshot().context.dispatchedAt).toBe(NOW + 2 * SECOND)
   })
 
@@ -504,7 +505,7 @@ describe('how the watched run ends', () => {
     const h = await watching()
     h.send({ type: 'run.settled', runId: 'run-2', message: reply('run-2', 'complete') })
 
-    expect(h.view()).toEqual({ status: 'idle', attempt: 1, deadline: null, remainingMs: 0, paused: false, refusal: null })
+    expect(h.view()).toEqual({ status: 'idle', attempt: 1, deadline: null, remainingMs: 0, paused: false, refusal: null, waitingForNetwork: false })
     expect(vi.getTimerCount()).toBe(0)
   })
 
@@ -643,7 +644,7 @@ describe('retryView', () => {
     const h = start()
     h.send({ type: 'failure.observed', message: failure() })
     h.send({ type: 'retry.now' })
-    expect(h.view()).toEqual({ status: 'dispatching', attempt: 1, deadline: null, remainingMs: 0, paused: false, refusal: null })
+    expect(h.view()).toEqual({ status: 'dispatching', attempt: 1, deadline: null, remainingMs: 0, paused: false, refusal: null, waitingForNetwork: false })
     await accept(h, 'run-2')
     expect(h.view()).toMatchObject({ status: 'watching', deadline: null, remainingMs: 0 })
   })

@@ -130,7 +130,7 @@ describe('arming', () => {
   it('arms only from the failed reply at the end of the main flow', () => {
     h = harness()
     h.scheduler.feed(SID, [operator('op1'), failed('a1', 'op1')])
-    expect(h.view('op1')).toEqual({ status: 'armed', attempt: 1, deadline: NOW + 2 * SECOND, remainingMs: 2 * SECOND, paused: false, refusal: null })
+    expect(h.view('op1')).toEqual({ status: 'armed', attempt: 1, deadline: NOW + 2 * SECOND, remainingMs: 2 * SECOND, paused: false, refusal: null, waitingForNetwork: false })
     expect(h.scheduler.snapshot(SID).get('op1')!.context.failedMessageId).toBe('a1')
   })
 

@@ -118,12 +118,12 @@ afterEach(() => {
 describe('retryView', () => {
   it('is idle before any failure, with nothing counting down', async () => {
     const { h } = await snapshotIn('idle')
-    expect(h.view()).toEqual({ status: 'idle', attempt: 1, deadline: null, remainingMs: 0, paused: false, refusal: null })
+    expect(h.view()).toEqual({ status: 'idle', attempt: 1, deadline: null, remainingMs: 0, paused: false, refusal: null, waitingForNetwork: false })
   })
 
   it('is armed with a countdown derived from the deadline and the clock', async () => {
     const { h } = await snapshotIn('armed')
-    expect(h.view()).toEqual({ status: 'armed', attempt: 1, deadline: NOW + 2 * SECOND, remainingMs: 2 * SECOND, paused: false, refusal: null })
+    expect(h.view()).toEqual({ status: 'armed', attempt: 1, deadline: NOW + 2 * SECOND, remainingMs: 2 * SECOND, paused: false, refusal: null, waitingForNetwork: false })
     expect(retryView(h.snapshot(), NOW + 1500)).toMatchObject({ remainingMs: 500 })
     // Past the deadline it never goes negative.
     expect(retryView(h.snapshot(), NOW + 10 * SECOND)).toMatchObject({ remainingMs: 0 })
@@ -131,12 +131,12 @@ describe('retryView', () => {
 
   it('is paused when the wait is beyond the cap (retry after HH:MM)', async () => {
     const { h } = await snapshotIn('paused')
-    expect(h.view()).toEqual({ status: 'paused', attempt: 1, deadline: NOW + 50 * MINUTE, remainingMs: 50 * MINUTE, paused: true, refusal: null })
+    expect(h.view()).toEqual({ status: 'paused', attempt: 1, deadline: NOW + 50 * MINUTE, remainingMs: 50 * MINUTE, paused: true, refusal: null, waitingForNetwork: false })
   })
 
   it('is dispatching while the regenerate is in flight, with no deadline', async () => {
     const { h } = await snapshotIn('dispatching')
-    expect(h.view()).toEqual({ status: 'dispatching', attempt: 1, deadline: null, remainingMs: 0, paused: false, refusal: null })
+    expect(h.view()).toEqual({ status: 'dispatching', attempt: 1, deadline: null, remainingMs: 0, paused: false, refusal: null, waitingForNetwork: false })
   })
 
   it('is watching once the regenerate was accepted', async () => {
@@ -178,10 +178,12 @@ describe('belongsTo', () => {
     expect(belongsTo(h.snapshot(), other)).toBe(false)
   })
 
-  it('watching belongs to the reply of the run in flight', async () => {
+  it('watching belongs to the reply of the run in flight, and to the failed reply until history supersedes it', async () => {
     const { h, failed } = await snapshotIn('watching')
     expect(belongsTo(h.snapshot(), { id: 'reply_new', run_id: 'run_next' })).toBe(true)
-    expect(belongsTo(h.snapshot(), failed)).toBe(false)
+    // From the receipt to the next history read the failed reply is still the anchor's latest.
+    expect(belongsTo(h.snapshot(), failed)).toBe(true)
+    expect(belongsTo(h.snapshot(), { ...failed, superseded: true })).toBe(false)
     expect(belongsTo(h.snapshot(), { id: 'reply_new' } as { id: string; run_id?: string })).toBe(false)
   })
 

@@ -131,9 +131,22 @@ describe('deliver()', () => {
     await expect(deliver(runtime, entryFor(runtime), { triedBefore: true })).resolves.toEqual({ kind: 'accepted', messageId: 'msg_own' })
   })
 
+  it('reads history before deciding on a 2xx receipt it cannot read: found, it is accepted', async () => {
+    const { runtime, sendMessage } = scripted([new MalformedPayloadError('POST /sessions/:sid/messages', 'bad')], [[operatorMessage('cid-1')]])
+    await expect(deliver(runtime, entryFor(runtime))).resolves.toEqual({ kind: 'accepted', messageId: 'msg_own' })
+    expect(sendMessage).toHaveBeenCalledTimes(1)
+  })
+
+  it('reads history before deciding on a 2xx receipt it cannot read: absent (or unreadable), it is not sent', async () => {
+    const absent = scripted([new MalformedPayloadError('POST /sessions/:sid/messages', 'bad')], [[]])
+    await expect(deliver(absent.runtime, entryFor(absent.runtime))).resolves.toEqual({ kind: 'not_sent' })
+    const unreadable = scripted([new MalformedPayloadError('POST /sessions/:sid/messages', 'bad')], [lost()])
+    await expect(deliver(unreadable.runtime, entryFor(unreadable.runtime))).resolves.toEqual({ kind: 'not_sent' })
+  })
+
   it('lets an unexpected error through to the caller', async () => {
-    const { runtime } = scripted([new MalformedPayloadError('POST /sessions/:sid/messages', 'bad')])
-    await expect(deliver(runtime, entryFor(runtime))).rejects.toBeInstanceOf(MalformedPayloadError)
+    const { runtime } = scripted([new Error('a bug')])
+    await expect(deliver(runtime, entryFor(runtime))).rejects.toThrow('a bug')
   })
 })
 
@@ -182,7 +195,7 @@ describe('sendEntry()', () => {
   })
 
   it('parks an entry as "not sent" on an unexpected error', async () => {
-    const { runtime } = scripted([new MalformedPayloadError('POST /sessions/:sid/messages', 'bad')])
+    const { runtime } = scripted([new Error('a bug')])
     const entry = entryFor(runtime)
     await expect(sendEntry(runtime, entry)).resolves.toEqual({ kind: 'not_sent' })
     expect(runtime.outbox.get(entry.clientMessageId)?.state).toBe('not_sent')

@@ -25,7 +25,14 @@ describe('a failed message with a classification that cannot be trusted', () => 
     expect(parsed.messages[1]?.status).toBe('failed')
   })
 
-  it('still refuses a message that is not a message', () => {
-    expect(messageListSchema.safeParse({ messages: [{ id: 1 }] }).success).toBe(false)
+  it('skips a message that is not a message, and counts it, keeping the rest', () => {
+    const parsed = messageListSchema.parse({ messages: [{ id: 1 }, ...failed(undefined).messages] })
+    expect(parsed.skipped).toBe(1)
+    expect(parsed.messages.map((m) => m.id)).toEqual(['o', 'a'])
+  })
+
+  it('still refuses a list that is not a list', () => {
+    expect(messageListSchema.safeParse({ messages: 'no' }).success).toBe(false)
+    expect(messageListSchema.safeParse({}).success).toBe(false)
   })
 })

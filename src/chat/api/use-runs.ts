@@ -5,11 +5,14 @@ import { refreshSession } from './queries'
 
 /** Stop: cancels a run; the daemon answers with its final status, and history is read again. */
 export function useStopRun(sessionId: string) {
-  const { client } = useChatRuntime()
+  const { client, historyChanged } = useChatRuntime()
   const queryClient = useQueryClient()
   return useMutation({
     mutationFn: (runId: string) => client.cancelRun(sessionId, runId),
-    onSettled: () => refreshSession(queryClient, sessionId),
+    onSettled: () => {
+      historyChanged(sessionId)
+      return refreshSession(queryClient, sessionId)
+    },
   })
 }
 
@@ -18,11 +21,15 @@ export function useStopRun(sessionId: string) {
  * dismissed first: the operator has taken over.
  */
 export function useRegenerate(sessionId: string) {
-  const { client, retry } = useChatRuntime()
+  const { client, retry, historyChanged } = useChatRuntime()
   const queryClient = useQueryClient()
   return useMutation({
     mutationFn: (anchorId: string) => client.regenerate(sessionId, anchorId),
+    // In every tab: the board says the countdown of this anchor is over.
     onMutate: (anchorId) => retry.dismiss(sessionId, anchorId),
-    onSettled: () => refreshSession(queryClient, sessionId),
+    onSettled: () => {
+      historyChanged(sessionId)
+      return refreshSession(queryClient, sessionId)
+    },
   })
 }

@@ -28,7 +28,16 @@ export function useSend(sessionId: string | undefined): SendApi {
   const entries = useSyncExternalStore(outbox.subscribe, outbox.entries, outbox.entries)
   const pending = useMemo(() => entries.filter((e) => e.sessionId === sessionId), [entries, sessionId])
 
-  const hooks = useMemo<SendHooks>(() => ({ onAccepted: (entry) => refreshSession(queryClient, entry.sessionId) }), [queryClient])
+  const hooks = useMemo<SendHooks>(
+    () => ({
+      onAccepted: (entry) => {
+        // The other tabs on this session show the message and follow its run too.
+        runtime.historyChanged(entry.sessionId)
+        return refreshSession(queryClient, entry.sessionId)
+      },
+    }),
+    [queryClient, runtime],
+  )
 
   // A reload in the middle of a send: the entry is still "sending", so finish it with the same id.
   useEffect(() => {
@@ -43,7 +52,8 @@ export function useSend(sessionId: string | undefined): SendApi {
   const resend = useCallback(
     (clientMessageId: string) => {
       const entry = outbox.get(clientMessageId)
-      return entry ? sendEntry(runtime, entry, hooks) : Promise.resolve(undefined)
+      // Under the entry's lock it must still be "not sent": another tab may have sent it again.
+      return entry ? sendEntry(runtime, entry, hooks, { expect: entry.state }) : Promise.resolve(undefined)
     },
     [hooks, outbox, runtime],
   )

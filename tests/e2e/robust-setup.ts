@@ -1,0 +1,117 @@
+/**
+ * The stack the "beyond one tab" specs run on: the mock daemon as a real HTTP server on loopback
+ * (one daemon for every tab, in memory), and a Vite dev server of the client pointed at it with
+ * VITE_DAEMON_URL (no MSW in the page; the dev server proxies /api and /__mock to the daemon).
+ * Both start once per worker on free ports, so they never clash with `npm start` on REBOUND_PORT.
+ * Pages of one browser context share localStorage and BroadcastChannel: two pages are two tabs.
+ */
+import { createServer as createNetServer } from 'node:net'
+import { test as base, expect, type Locator, type Page } from '@playwright/test'
+import type { DaemonState } from '../../mocks/model'
+import { startDaemonServer, type DaemonServer } from '../../mocks/server'
+
+export { expect }
+
+type Stack = { daemon: DaemonServer; appUrl: string }
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** Console lines a browser prints for requests that fail on purpose (offline, fault plans). */
+const EXPECTED_CONSOLE = [/^Failed to load resource/, /net::ERR_INTERNET_DISCONNECTED/]
+
+export const test = base.extend<{ problems: string[] }, { stack: Stack }>({
+  stack: [
+    // Playwright reads a fixture's dependencies from its first parameter: none here.
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const daemon = await startDaemonServer({ port: 0 })
+      const previous = process.env.VITE_DAEMON_URL
+      process.env.VITE_DAEMON_URL = daemon.url
+      const { createServer } = await import('vite')
+      const port = await freePort()
+      const vite = await createServer({ configFile: 'vite.config.ts', logLevel: 'error', server: { port, strictPort: true, hmr: false } })
+      await vite.listen()
+      if (previous === undefined) delete process.env.VITE_DAEMON_URL
+      else process.env.VITE_DAEMON_URL = previous
+      await use({ daemon, appUrl: `http://localhost:${port}` })
+      await vite.close()
+      await daemon.close()
+    },
+    { scope: 'worker', timeout: 120_000 },
+  ],
+  /** Page errors and unexpected console errors on every page of the context fail the test. */
+  problems: [
+    async ({ context, stack }, use) => {
+      stack.daemon.daemon.reset()
+      const problems: string[] = []
+      const watch = (page: Page) => {
+        page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`))
+        page.on('console', (message) => {
+          if (message.type() === 'error' && !EXPECTED_CONSOLE.some((p) => p.test(message.text()))) problems.push(`console.error: ${message.text()}`)
+        })
+      }
+      context.pages().forEach(watch)
+      context.on('page', watch)
+      await use(problems)
+      expect(problems, 'page errors and unexpected console errors').toEqual([])
+    },
+    { auto: true },
+  ],
+})
+
+/** The daemon's state: sessions, messages, runs and every request it received. */
+export function daemonState(stack: Stack): DaemonState {
+  return stack.daemon.daemon.state()
+}
+
+export function plan(stack: Stack, faults: string[]): void {
+  stack.daemon.daemon.plan(faults)
+}
+
+export const REGENERATE = /^\/api\/v1\/sessions\/[^/]+\/messages\/[^/]+\/regenerate$/
+
+/** How many regenerates the daemon received. */
+export function regenerates(stack: Stack): number {
+  return daemonState(stack).requests.filter((r) => r.method === 'POST' && REGENERATE.test(r.path)).length
+}
+
+export function messageBox(page: Page): Locator {
+  return page.getByRole('textbox', { name: 'Message' })
+}
+
+export function agentReplies(page: Page): Locator {
+  return page.getByRole('article', { name: 'Agent', exact: true })
+}
+
+/** The first screen: the first Enter makes a session and sends into it; returns the session's address. */
+export async function startWith(page: Page, stack: Stack, text: string): Promise<string> {
+  await page.goto(stack.appUrl)
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible({ timeout: 60_000 })
+  const box = messageBox(page)
+  await box.fill(text)
+  await box.press('Enter')
+  await page.waitForURL(/\/sessions\/[^/]+$/)
+  return page.url()
+}
+
+/** The retry box of the latest reply. */
+export function retryBox(page: Page): Locator {
+  return agentReplies(page).last().locator('[data-retry]')
+}
+
+/** Seconds a "Retrying in N s" line shows. */
+export async function countdownSeconds(page: Page): Promise<number> {
+  const text = (await retryBox(page).textContent()) ?? ''
+  const match = /Retrying in (\d+) s/.exec(text)
+  if (!match) throw new Error(`no countdown in ${JSON.stringify(text)}`)
+  return Number(match[1])
+}
