@@ -119,6 +119,8 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
   }
 
   const items = buildTranscript(history ?? [], pending)
+  // Records the last read could not understand were skipped, not fatal: say how many.
+  const unreadable = history ? runtime.client.unreadableCount(sessionId) : 0
   const loading = messagesResult.isPending
   const renderItem = (item: TranscriptItem) => {
     if (item.kind === 'operator') return <OperatorMessage content={item.message.content} delivery="sent" />
@@ -191,6 +193,11 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
         loading={loading}
         active={(history ?? []).some((m) => !m.superseded && isActive(m))}
       />
+      {unreadable > 0 ? (
+        <p className="failure failure__text chat__unreadable" role="status">
+          {t('robust.unreadableMessages', { count: unreadable })}
+        </p>
+      ) : null}
       <SessionAnnouncer sessionId={sessionId} />
       <ComposerPanel ref={composerRef} sessionId={sessionId} send={send} autoFocus={autoFocusComposer} />
     </section>

@@ -39,7 +39,7 @@ export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, fo
   const retryBox =
     view && view.status !== 'idle' ? (
       <RetryStatus
-        view={{ status: view.status, attempt: view.attempt, deadline: view.deadline ?? 0, refusal: view.refusal ?? undefined }}
+        view={{ status: view.status, attempt: view.attempt, deadline: view.deadline ?? 0, refusal: view.refusal ?? undefined, waitingForNetwork: view.waitingForNetwork }}
         lineRef={refs.retryLine}
         // The hand-off from tier 1 reads in one place: "the daemon tried 3 times; retrying in 2 s".
         daemonAttempts={view.status === 'armed' || view.status === 'paused' ? liveRuns.tier1AttemptsOf(message.run_id) : undefined}

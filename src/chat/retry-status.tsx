@@ -13,6 +13,8 @@ export type RetryStatusView = {
   deadline: number
   /** The refusal that stopped it, for `refused`. */
   refusal?: unknown
+  /** Offline while it waits: no attempt is burned, and it fires once the network is back. */
+  waitingForNetwork?: boolean
 }
 
 export type RetryStatusProps = {
@@ -56,10 +58,10 @@ export function RetryStatus({ view, now: fixedNow, daemonAttempts, onRetryNow, o
   let line: string
   switch (status) {
     case 'armed':
-      line = t('retry.countdown', { seconds: countdownSeconds(deadline - now) })
+      line = view.waitingForNetwork ? t('robust.waitingForNetwork') : t('retry.countdown', { seconds: countdownSeconds(deadline - now) })
       break
     case 'paused':
-      line = t('retry.after', { time: formatClockTime(deadline, now, i18n.language) })
+      line = view.waitingForNetwork ? t('robust.waitingForNetwork') : t('retry.after', { time: formatClockTime(deadline, now, i18n.language) })
       break
     case 'dispatching':
       line = t('retry.dispatching')
