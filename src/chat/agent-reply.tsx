@@ -1,4 +1,4 @@
-import { useId, useState, type ReactNode } from 'react'
+import { useId, useState, type ReactNode, type Ref } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { Message } from '../wire/types'
 import { FailureNotice } from './failure-notice'
@@ -22,10 +22,14 @@ export type AgentReplyProps = {
   retry?: ReactNode
   /** The daemon's own retry (tier 1) while it waits inside the run. */
   tier1?: ReactNode
+  /** The article, which takes focus (tabIndex -1) when the control that had it goes away. */
+  articleRef?: Ref<HTMLElement>
+  /** Regenerate, where focus lands after Stop and Cancel retry. */
+  regenerateRef?: Ref<HTMLButtonElement>
 }
 
 /** One agent reply in the main flow: its text (always as text), status, failure and actions. */
-export function AgentReply({ message, earlier = [], followers = {}, position, onStop, onRegenerate, busy = false, retry, tier1 }: AgentReplyProps) {
+export function AgentReply({ message, earlier = [], followers = {}, position, onStop, onRegenerate, busy = false, retry, tier1, articleRef, regenerateRef }: AgentReplyProps) {
   const { t } = useTranslation()
   const [showEarlier, setShowEarlier] = useState(false)
   const earlierId = useId()
@@ -35,7 +39,7 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
     status === 'queued' && position !== undefined && position > 0 ? t('status.queuedPosition', { position }) : t(`status.${status}`)
 
   return (
-    <article className={`message message--agent message--${status}`} aria-label={t('transcript.agent')} data-status={status}>
+    <article ref={articleRef} tabIndex={-1} className={`message message--agent message--${status}`} aria-label={t('transcript.agent')} data-status={status}>
       <header className="message__meta">
         <span className="message__author">{t('transcript.agent')}</span>
         <span className={`badge badge--${status}`}>
@@ -58,7 +62,7 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
           </button>
         ) : null}
         {!active && onRegenerate ? (
-          <button type="button" className="button" onClick={onRegenerate} disabled={busy}>
+          <button ref={regenerateRef} type="button" className="button" onClick={onRegenerate} disabled={busy}>
             {t('actions.regenerate')}
           </button>
         ) : null}

@@ -10,6 +10,7 @@ import { ConfirmRegenerate } from './confirm-regenerate'
 import { FailureNotice } from './failure-notice'
 import { OperatorMessage } from './operator-message'
 import { RefusedNotice } from './refused-notice'
+import { replyFocusOf } from './reply-focus'
 import { ReplyRow } from './reply-row'
 import { SessionAnnouncer } from './session-announcer'
 import { useChatRuntime } from './runtime'
@@ -118,6 +119,8 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
   }
 
   const items = buildTranscript(history ?? [], pending)
+  // Records the last read could not understand were skipped, not fatal: say how many.
+  const unreadable = history ? runtime.client.unreadableCount(sessionId) : 0
   const loading = messagesResult.isPending
   const renderItem = (item: TranscriptItem) => {
     if (item.kind === 'operator') return <OperatorMessage content={item.message.content} delivery="sent" />
@@ -161,6 +164,8 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
         {confirming && confirming.anchorId === anchorId ? (
           <ConfirmRegenerate
             count={confirming.count}
+            // After Replace the reply being replaced holds focus until its successor takes it.
+            fallbackFocus={() => replyFocusOf(runtime).articleOf(confirming.anchorId)}
             onConfirm={() => {
               setConfirming(undefined)
               regenerateNow(confirming.anchorId)
@@ -188,6 +193,11 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
         loading={loading}
         active={(history ?? []).some((m) => !m.superseded && isActive(m))}
       />
+      {unreadable > 0 ? (
+        <p className="failure failure__text chat__unreadable" role="status">
+          {t('robust.unreadableMessages', { count: unreadable })}
+        </p>
+      ) : null}
       <SessionAnnouncer sessionId={sessionId} />
       <ComposerPanel ref={composerRef} sessionId={sessionId} send={send} autoFocus={autoFocusComposer} />
     </section>

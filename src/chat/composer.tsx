@@ -50,8 +50,11 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
     event.preventDefault()
     submit()
   }
-  const onFormSubmit = (event: FormEvent) => {
+  const onFormSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
+    // Send is disabled while the text is on the wire: focus waits in the (read-only) box, not on <body>.
+    const box = event.currentTarget.querySelector('textarea')
+    if (canSend && !submitted.current && box && document.activeElement !== box) box.focus()
     submit()
   }
 

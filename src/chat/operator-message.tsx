@@ -1,5 +1,6 @@
-import type { ReactNode } from 'react'
+import { useLayoutEffect, useRef, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
+import { focusIfAble } from './dialog-focus'
 
 export type Delivery = 'sending' | 'sent' | 'not_sent'
 
@@ -16,8 +17,22 @@ export type OperatorMessageProps = {
 export function OperatorMessage({ content, delivery, onSendAgain, onEdit, error }: OperatorMessageProps) {
   const { t } = useTranslation()
   const label = delivery === 'sending' ? t('status.sending') : delivery === 'sent' ? t('status.sent') : t('status.notSent')
+  const articleRef = useRef<HTMLElement>(null)
+  // A parked send that leaves the transcript (sent after all, or taken back) takes focus with it:
+  // it goes to the message box. Runs before React removes the article, while focus is still inside.
+  useLayoutEffect(() => {
+    const article = articleRef.current
+    return () => {
+      if (article && article.contains(document.activeElement)) focusIfAble(document.getElementById('composer-input'))
+    }
+  }, [])
+  const sendAgain = () => {
+    // Send again and Edit go away while it is on the wire: focus waits on the message meanwhile.
+    articleRef.current?.focus()
+    onSendAgain?.()
+  }
   return (
-    <article className={`message message--operator message--${delivery}`} aria-label={t('transcript.operator')} data-delivery={delivery}>
+    <article ref={articleRef} tabIndex={-1} className={`message message--operator message--${delivery}`} aria-label={t('transcript.operator')} data-delivery={delivery}>
       <header className="message__meta">
         <span className="message__author">{t('transcript.operator')}</span>
         <span className={`badge badge--${delivery}`}>{label}</span>
@@ -31,7 +46,7 @@ export function OperatorMessage({ content, delivery, onSendAgain, onEdit, error 
       {delivery === 'not_sent' ? (
         <div className="message__actions">
           {onSendAgain ? (
-            <button type="button" className="button" onClick={onSendAgain}>
+            <button type="button" className="button" onClick={sendAgain}>
               {t('actions.sendAgain')}
             </button>
           ) : null}

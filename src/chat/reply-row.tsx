@@ -1,8 +1,9 @@
-import { memo } from 'react'
+import { createRef, memo, useState } from 'react'
 import { overlay } from '../live/live-runs'
 import { belongsTo, isCancellable, retryView } from '../retry/view'
 import type { Message } from '../wire/types'
 import { AgentReply } from './agent-reply'
+import { useReplyFocus, type ReplyFocusRefs } from './reply-focus'
 import { RetryStatus } from './retry-status'
 import { Tier1Status } from './tier1-status'
 import { useChatRuntime } from './runtime'
@@ -23,6 +24,8 @@ export type ReplyRowProps = {
 /**
  * One agent reply bound to the core: its run's live record and its anchor's scheduler. It
  * subscribes to those two alone, so a delta or a scheduler change re-renders this row only.
+ * Each of its actions says where focus goes next (see reply-focus.ts): Stop and Cancel retry to
+ * its Regenerate, Retry now to the retry line, Regenerate to the reply that replaces it.
  */
 export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, followers, busy, onStop, onRegenerate }: ReplyRowProps) {
   const { retry, clock, live: liveRuns } = useChatRuntime()
@@ -30,15 +33,32 @@ export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, fo
   const shown = overlay(message, live)
   const anchorId = message.reply_to
   const snapshot = useRetryFor(sessionId, anchorId)
+  const [refs] = useState<ReplyFocusRefs>(() => ({ article: createRef(), regenerate: createRef(), retryLine: createRef() }))
+  const focus = useReplyFocus(anchorId, message.id, refs)
   const view = snapshot && belongsTo(snapshot, shown) ? retryView(snapshot, clock.now()) : undefined
   const retryBox =
     view && view.status !== 'idle' ? (
       <RetryStatus
-        view={{ status: view.status, attempt: view.attempt, deadline: view.deadline ?? 0, refusal: view.refusal ?? undefined }}
+        view={{ status: view.status, attempt: view.attempt, deadline: view.deadline ?? 0, refusal: view.refusal ?? undefined, waitingForNetwork: view.waitingForNetwork }}
+        lineRef={refs.retryLine}
         // The hand-off from tier 1 reads in one place: "the daemon tried 3 times; retrying in 2 s".
         daemonAttempts={view.status === 'armed' || view.status === 'paused' ? liveRuns.tier1AttemptsOf(message.run_id) : undefined}
-        onRetryNow={anchorId ? () => retry.retryNow(sessionId, anchorId) : undefined}
-        onCancel={anchorId ? () => retry.cancel(sessionId, anchorId) : undefined}
+        onRetryNow={
+          anchorId
+            ? () => {
+                focus.ask('retry')
+                retry.retryNow(sessionId, anchorId)
+              }
+            : undefined
+        }
+        onCancel={
+          anchorId
+            ? () => {
+                focus.ask('regenerate')
+                retry.cancel(sessionId, anchorId)
+              }
+            : undefined
+        }
       />
     ) : undefined
   return (
@@ -48,9 +68,25 @@ export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, fo
       followers={followers}
       position={shown.position}
       busy={busy}
-      onStop={message.run_id ? () => onStop(message.run_id as string) : undefined}
+      articleRef={refs.article}
+      regenerateRef={refs.regenerate}
+      onStop={
+        message.run_id
+          ? () => {
+              focus.ask('regenerate')
+              onStop(message.run_id as string)
+            }
+          : undefined
+      }
       // While the scheduler owns this reply, its own buttons are the way to act.
-      onRegenerate={anchorId && !(view && isCancellable(view.status)) ? () => onRegenerate(anchorId) : undefined}
+      onRegenerate={
+        anchorId && !(view && isCancellable(view.status))
+          ? () => {
+              focus.askSuccessor()
+              onRegenerate(anchorId)
+            }
+          : undefined
+      }
       retry={retryBox}
       tier1={shown.tier1 ? <Tier1Status wait={shown.tier1} /> : undefined}
     />

@@ -1,4 +1,4 @@
-import { useCallback } from 'react'
+import { useCallback, type Ref } from 'react'
 import { useTranslation } from 'react-i18next'
 import { countdownSeconds, formatClockTime } from '../i18n/format'
 import type { RetryStatus as SchedulerStatus } from '../retry/view'
@@ -13,6 +13,8 @@ export type RetryStatusView = {
   deadline: number
   /** The refusal that stopped it, for `refused`. */
   refusal?: unknown
+  /** Offline while it waits: no attempt is burned, and it fires once the network is back. */
+  waitingForNetwork?: boolean
 }
 
 export type RetryStatusProps = {
@@ -23,6 +25,8 @@ export type RetryStatusProps = {
   daemonAttempts?: number
   onRetryNow?: () => void
   onCancel?: () => void
+  /** The status line, which takes focus (tabIndex -1) after Retry now. */
+  lineRef?: Ref<HTMLParagraphElement>
 }
 
 const SECOND_MS = 1000
@@ -33,7 +37,7 @@ const MINUTE_MS = 60_000
  * when the wait is long), and the two ways out. It keeps its own clock, so a tick re-renders
  * this line and nothing else; the polite announcer speaks the changes that matter, not ticks.
  */
-export function RetryStatus({ view, now: fixedNow, daemonAttempts, onRetryNow, onCancel }: RetryStatusProps) {
+export function RetryStatus({ view, now: fixedNow, daemonAttempts, onRetryNow, onCancel, lineRef }: RetryStatusProps) {
   const { t, i18n } = useTranslation()
   const { clock } = useChatRuntime()
   const { status, deadline } = view
@@ -54,10 +58,10 @@ export function RetryStatus({ view, now: fixedNow, daemonAttempts, onRetryNow, o
   let line: string
   switch (status) {
     case 'armed':
-      line = t('retry.countdown', { seconds: countdownSeconds(deadline - now) })
+      line = view.waitingForNetwork ? t('robust.waitingForNetwork') : t('retry.countdown', { seconds: countdownSeconds(deadline - now) })
       break
     case 'paused':
-      line = t('retry.after', { time: formatClockTime(deadline, now, i18n.language) })
+      line = view.waitingForNetwork ? t('robust.waitingForNetwork') : t('retry.after', { time: formatClockTime(deadline, now, i18n.language) })
       break
     case 'dispatching':
       line = t('retry.dispatching')
@@ -79,7 +83,7 @@ export function RetryStatus({ view, now: fixedNow, daemonAttempts, onRetryNow, o
       {status === 'refused' ? (
         <FailureNotice thrown={view.refusal} className="failure failure--retry" />
       ) : (
-        <p className="retry__line">
+        <p ref={lineRef} className="retry__line" tabIndex={-1}>
           {daemonAttempts ? <span className="retry__handoff">{t('tier1.handoff', { count: daemonAttempts })}</span> : null}
           {status !== 'cancelled' ? <span className="retry__attempt">{t('retry.attempt', { attempt: view.attempt })}</span> : null}
           <span className="retry__text">{line}</span>

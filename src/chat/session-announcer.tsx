@@ -1,55 +1,99 @@
-import { useCallback, useState, useSyncExternalStore } from 'react'
+import { useQuery } from '@tanstack/react-query'
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { TFunction } from 'i18next'
-import { describeFailure, failureFromError } from '../i18n/describe-failure'
+import { describeFailure, failureFromError, failureOfWireError } from '../i18n/describe-failure'
 import { countdownSeconds, formatClockTime } from '../i18n/format'
-import type { LiveNews } from '../live/live-runs'
-import type { SessionRetries } from '../retry/scheduler'
-import { nextAnnouncement, retryView, SILENT, type AnnouncerState, type RetryAnnouncement } from '../retry/view'
+import type { RetryAnnouncement } from '../retry/view'
+import type { WireError } from '../wire/types'
+import { messagesQuery } from './api/queries'
 import { useChatRuntime } from './runtime'
+import { nextOutcomes, openingMemory, type Arming, type Outcome, type OutcomeMemory } from './session-outcomes'
 import { tier1Cause } from './tier1-status'
 import { useSessionRetries } from './use-core'
 
-type Spoken = { kind: 'retry'; announcement: RetryAnnouncement; at: number } | { kind: 'news'; news: LiveNews }
-
-type State = {
-  announcer: AnnouncerState
-  spoken: Spoken | null
-  /** The inputs the state was derived from: a change of either updates it during render. */
-  retries: SessionRetries | null
-  news: LiveNews | undefined
-}
+/** What the region holds: the outcomes of one moment, and when (for clock times). */
+type Spoken = { seq: number; outcomes: Outcome[]; at: number }
 
 /**
- * The session's polite live region. It speaks once per tier 2 arming, cancel or refusal (see
- * `nextAnnouncement`) and once per tier 1 wait, never on a countdown's tick.
+ * The session's polite live region. It speaks each outcome once (see `nextOutcomes`): a reply
+ * complete, stopped or failed (with its countdown when tier 2 armed), a hand regenerate, a send
+ * parked as not sent, a tier 2 cancel or refusal, each tier 1 wait; never a countdown's tick and
+ * never what had already ended when the session was opened.
+ *
+ * It reads the moment after the view has fed history to the core (a zero-delay timer after the
+ * render), so a failure and the countdown it arms are said together, in one sentence. Each
+ * announcement is a new node, so the same words twice in a row are heard twice.
  */
 export function SessionAnnouncer({ sessionId }: { sessionId: string }) {
   const { t, i18n } = useTranslation()
-  const { clock, live } = useChatRuntime()
+  const runtime = useChatRuntime()
+  const { clock, live, outbox } = runtime
+  // The view's own history query, read from the cache: this observer never fetches.
+  const history = useQuery({ ...messagesQuery(runtime, sessionId), enabled: false, notifyOnChangeProps: ['data'] }).data
+  const entries = useSyncExternalStore(outbox.subscribe, outbox.entries, outbox.entries)
+  const sends = useMemo(() => entries.filter((e) => e.sessionId === sessionId), [entries, sessionId])
   const retries = useSessionRetries(sessionId)
   const subscribeNews = useCallback((listener: () => void) => live.subscribeNews(sessionId, listener), [live, sessionId])
   const getNews = () => live.news(sessionId)
   const news = useSyncExternalStore(subscribeNews, getNews, getNews)
-  const [state, setState] = useState<State>({ announcer: SILENT, spoken: null, retries: null, news: undefined })
-  if (state.retries !== retries || state.news !== news) {
-    let { spoken } = state
-    const now = clock.now()
-    const views = new Map([...retries].map(([anchorId, snapshot]) => [anchorId, retryView(snapshot, now)]))
-    const announcer = nextAnnouncement(state.announcer, views)
-    if (announcer.current !== state.announcer.current) {
-      spoken = announcer.current ? { kind: 'retry', announcement: announcer.current, at: now } : spoken?.kind === 'retry' ? null : spoken
-    }
-    if (news && news !== state.news) spoken = { kind: 'news', news }
-    setState({ announcer, spoken, retries, news })
-  }
-  const { spoken } = state
+
+  const memory = useRef<OutcomeMemory | null>(null)
+  const [spoken, setSpoken] = useState<Spoken | null>(null)
+  useEffect(() => {
+    if (!history) return
+    // After the view's effects: the scheduler has judged this history by then.
+    const timer = setTimeout(() => {
+      const now = clock.now()
+      const inputs = { history, sends, retries, news, now }
+      const before = memory.current ?? openingMemory(inputs)
+      const next = nextOutcomes(before, inputs)
+      memory.current = next.memory
+      if (next.outcomes.length > 0) setSpoken((previous) => ({ seq: (previous?.seq ?? 0) + 1, outcomes: next.outcomes, at: now }))
+    }, 0)
+    return () => clearTimeout(timer)
+  }, [clock, history, news, retries, sends])
+
+  const text = spoken ? joinSentences(spoken.outcomes.map((outcome) => wordOutcome(t, outcome, spoken.at, i18n.language))) : ''
   return (
     <div className="visually-hidden" role="status" aria-live="polite" aria-atomic="true">
-      {spoken?.kind === 'retry' ? wordRetry(t, spoken.announcement, spoken.at, i18n.language) : null}
-      {spoken?.kind === 'news' ? t('tier1.announce', { cause: tier1Cause(t, spoken.news.wait.code), attempt: spoken.news.wait.attempt, max: spoken.news.wait.maxAttempts }) : null}
+      {spoken ? <span key={spoken.seq}>{text}</span> : null}
     </div>
   )
+}
+
+/** Sentences side by side: a space after a Latin full stop, none after a Chinese one. */
+function joinSentences(sentences: string[]): string {
+  return sentences.reduce((all, sentence) => (all === '' ? sentence : /[。！？]$/.test(all) ? all + sentence : `${all} ${sentence}`), '')
+}
+
+function wordOutcome(t: TFunction, outcome: Outcome, at: number, lng: string): string {
+  switch (outcome.kind) {
+    case 'regenerating':
+      return t('announce.regenerating')
+    case 'complete':
+      return t('announce.complete')
+    case 'stopped':
+      return t('announce.stopped')
+    case 'failed':
+      return wordFailure(t, outcome.error, outcome.arming, at, lng)
+    case 'retry':
+      return wordRetry(t, outcome.announcement, at, lng)
+    case 'notSent':
+      return t('announce.notSent')
+    case 'tier1':
+      return t('tier1.announce', { cause: tier1Cause(t, outcome.wait.code), attempt: outcome.wait.attempt, max: outcome.wait.maxAttempts })
+  }
+}
+
+/** "Reply failed: <reason>." with, when it armed tier 2, the next attempt in the same sentence. */
+function wordFailure(t: TFunction, error: WireError | undefined, arming: Arming | undefined, at: number, lng: string): string {
+  let reason = describeFailure(t, failureOfWireError(error)).text
+  // The daemon's own words may end without a stop; the next sentence must not run into them.
+  if (!/[.!?。！？…]$/.test(reason)) reason += t('announce.fullStop')
+  if (!arming) return t('announce.failed', { reason })
+  if (arming.kind === 'armed') return t('announce.failedArmed', { reason, attempt: arming.attempt, seconds: countdownSeconds(arming.remainingMs) })
+  return t('announce.failedPaused', { reason, attempt: arming.attempt, time: formatClockTime(arming.deadline, at, lng) })
 }
 
 function wordRetry(t: TFunction, announcement: RetryAnnouncement, at: number, lng: string): string {

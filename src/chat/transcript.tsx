@@ -1,4 +1,4 @@
-import { observeElementRect, useVirtualizer, type Virtualizer } from '@tanstack/react-virtual'
+import { defaultRangeExtractor, observeElementRect, useVirtualizer, type Range, type Virtualizer } from '@tanstack/react-virtual'
 import { useCallback, useLayoutEffect, useRef, useState, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { FindBar } from './find-bar'
@@ -42,6 +42,16 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
   const { t } = useTranslation()
   const scrollRef = useRef<HTMLDivElement>(null)
   const [match, setMatch] = useState<number>()
+  // The row holding the focus stays mounted when it scrolls out of the window, so keyboard and
+  // screen-reader focus is never dropped onto the page.
+  const [focusedRow, setFocusedRow] = useState<number>()
+  const rangeExtractor = useCallback(
+    (range: Range) => {
+      const rows = defaultRangeExtractor(range)
+      return focusedRow === undefined || focusedRow >= range.count || rows.includes(focusedRow) ? rows : [...rows, focusedRow].sort((a, b) => a - b)
+    },
+    [focusedRow],
+  )
   // The virtualizer hands out fresh functions each render, which the React Compiler cannot memoize
   // around; this component is left uncompiled, as TanStack documents.
   // eslint-disable-next-line react-hooks/incompatible-library
@@ -52,6 +62,7 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
     getItemKey: (index) => itemKey(items[index] as Item),
     observeElementRect: observeRect,
     overscan: OVERSCAN,
+    rangeExtractor,
     anchorTo: 'end',
     followOnAppend: true,
     scrollEndThreshold: PIN_SLACK_PX,
@@ -103,7 +114,18 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
   return (
     <div className="transcript-frame">
       <FindBar items={items} itemText={itemText} onReveal={reveal} onClear={() => setMatch(undefined)} />
-      <div ref={scrollRef} className="transcript" role="log" aria-label={t('transcript.label')} aria-live="off" aria-busy={loading}>
+      <div
+        ref={scrollRef}
+        className="transcript"
+        role="log"
+        aria-label={t('transcript.label')}
+        aria-live="off"
+        aria-busy={loading}
+        onFocus={(event) => {
+          const row = (event.target as Element).closest('[data-index]')
+          setFocusedRow(row ? Number(row.getAttribute('data-index')) : undefined)
+        }}
+      >
         {loading ? <p className="muted">{t('app.loading')}</p> : null}
         {!loading && items.length === 0 ? <p className="muted">{t('transcript.empty')}</p> : null}
         <div className="transcript__content" style={{ height: virtualizer.getTotalSize() }}>

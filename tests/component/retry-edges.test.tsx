@@ -43,6 +43,9 @@ function liveRegion(): HTMLElement {
   return regions[0]!
 }
 
+/** How the live region words a rate-limited failure before its countdown. */
+const RATE_LIMITED = 'Reply failed: Too many requests, so the model provider is rate limiting for now. It can be tried again after a short wait.'
+
 const regenerates = () => daemon.state().requests.filter((r) => r.method === 'POST' && r.path.endsWith('/regenerate'))
 
 async function send(text: string): Promise<void> {
@@ -73,7 +76,7 @@ describe('the live region', () => {
     expect(liveRegion()).toHaveTextContent(/^$/)
     await send('hi')
     await advance(20)
-    expect(liveRegion()).toHaveTextContent('Reply failed. Retry 1 in 2 seconds.')
+    expect(liveRegion()).toHaveTextContent(`${RATE_LIMITED} Retry 1 in 2 seconds.`)
     expect(retryLine()).toBe('Attempt 1Retrying in 2 s')
     // The countdown can be read on demand (it is no live region, so its ticks are never spoken);
     // only the live region speaks, once per arming.
@@ -82,14 +85,14 @@ describe('the live region', () => {
 
     await advance(1_000)
     expect(retryLine()).toBe('Attempt 1Retrying in 1 s')
-    expect(liveRegion()).toHaveTextContent('Reply failed. Retry 1 in 2 seconds.')
+    expect(liveRegion()).toHaveTextContent(`${RATE_LIMITED} Retry 1 in 2 seconds.`)
 
     await advance(1_000 + 20)
     expect(retryLine()).toBe('Attempt 2Retrying in 4 s')
-    expect(liveRegion()).toHaveTextContent('Reply failed. Retry 2 in 4 seconds.')
+    expect(liveRegion()).toHaveTextContent(`${RATE_LIMITED} Retry 2 in 4 seconds.`)
     await advance(2_000)
     expect(retryLine()).toBe('Attempt 2Retrying in 2 s')
-    expect(liveRegion()).toHaveTextContent('Reply failed. Retry 2 in 4 seconds.')
+    expect(liveRegion()).toHaveTextContent(`${RATE_LIMITED} Retry 2 in 4 seconds.`)
   })
 
   it('announces the paused time', async () => {
@@ -100,8 +103,8 @@ describe('the live region', () => {
     await advance(20)
     const until = daemon.state().messages.find((m) => m.role === 'agent')!.retry!.retry_after_until!
     const time = formatClockTime(until, Date.now(), 'en')
-    expect(liveRegion()).toHaveTextContent(`Reply failed. Retry 1 after ${time}.`)
-    expect(liveRegion()).toHaveTextContent('Reply failed. Retry 1 after 14:50.')
+    expect(liveRegion()).toHaveTextContent(`${RATE_LIMITED} Retry 1 after ${time}.`)
+    expect(liveRegion()).toHaveTextContent(`${RATE_LIMITED} Retry 1 after 14:50.`)
   })
 
   it('speaks again when a later reply fails the same way', async () => {
@@ -116,7 +119,7 @@ describe('the live region', () => {
     await send('one')
     // Each step in its own act(): React commits what it rendered when an act() scope ends.
     await advance(20)
-    expect(region).toHaveTextContent('Reply failed. Retry 1 in 2 seconds.')
+    expect(region).toHaveTextContent(`${RATE_LIMITED} Retry 1 in 2 seconds.`)
     await advance(2_200)
     expect(lastAgentReply()).toHaveAttribute('data-status', 'complete')
     await send('two')
@@ -124,7 +127,7 @@ describe('the live region', () => {
     expect(retryBlock()).toHaveAttribute('data-retry', 'armed')
     await act(async () => {})
     observer.disconnect()
-    expect(spoken).toEqual(['Reply failed. Retry 1 in 2 seconds.', '', 'Reply failed. Retry 1 in 2 seconds.'])
+    expect(spoken).toEqual([`${RATE_LIMITED} Retry 1 in 2 seconds.`, 'Reply complete.', `${RATE_LIMITED} Retry 1 in 2 seconds.`])
   })
 })
 
@@ -251,7 +254,7 @@ describe('accessible names', () => {
     await send('hi')
     await advance(20)
     expect(retryLine()).toBe('第 1 次重试2 秒后开始')
-    expect(liveRegion()).toHaveTextContent('回复失败。2 秒后进行第 1 次重试。')
+    expect(liveRegion()).toHaveTextContent('回复失败：请求过于频繁，模型服务商暂时限流。稍等片刻即可重试。2 秒后进行第 1 次重试。')
   })
 })
 

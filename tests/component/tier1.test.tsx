@@ -100,10 +100,11 @@ describe.each(['en', 'zh'] as const)('tier 1 (%s)', (lng) => {
     expect(daemon.state().runs.map((r) => r.status)).toEqual(['completed'])
     expect(retryingEvents().map((e) => e.attempt)).toEqual([2, 3])
 
-    // Each wait spoken once: not per tick, and nothing after the reply.
-    expect(spoken).toEqual([announced('model_unavailable', 2), announced('model_unavailable', 3)])
+    // Each wait spoken once: not per tick; then the reply's end (once history has it), and nothing after it.
+    await advance(100)
+    expect(spoken).toEqual([announced('model_unavailable', 2), announced('model_unavailable', 3), t('announce.complete')])
     await advance(10_000)
-    expect(spoken).toHaveLength(2)
+    expect(spoken).toHaveLength(3)
   })
 
   it('tier1:1 shows one wait, then the reply', async () => {
@@ -111,7 +112,8 @@ describe.each(['en', 'zh'] as const)('tier 1 (%s)', (lng) => {
     await advanceUntil(() => tier1Line() !== null, 'the tier 1 wait')
     expect(tier1Line()).toHaveTextContent(waiting('model_unavailable', 2, 1))
     await advanceUntil(() => statusOf() === 'complete', 'the reply')
-    expect(spoken).toEqual([announced('model_unavailable', 2)])
+    await advance(100)
+    expect(spoken).toEqual([announced('model_unavailable', 2), t('announce.complete')])
     expect(requestLines(daemon, REGENERATES)).toEqual([])
   })
 
@@ -133,8 +135,12 @@ describe.each(['en', 'zh'] as const)('tier 1 (%s)', (lng) => {
     expect(messages.find((m) => m.role === 'agent')?.retry).toEqual({ retryable: true, retry_class: 'overloaded' })
     expect(requestLines(daemon, REGENERATES)).toEqual([])
 
-    // Tier 2 speaks once it arms, after the two tier 1 waits.
-    expect(spoken).toEqual([announced('model_unavailable', 2), announced('model_unavailable', 3), t('retry.announceArmed', { attempt: 1, seconds: 2 })])
+    // The failure and tier 2's arming are one sentence, after the two tier 1 waits.
+    expect(spoken).toEqual([
+      announced('model_unavailable', 2),
+      announced('model_unavailable', 3),
+      t('announce.failedArmed', { reason: t('errors.model_unavailable'), attempt: 1, seconds: 2 }),
+    ])
 
     await advance(2_000)
     expect(requestLines(daemon, REGENERATES)).toHaveLength(1)
@@ -170,7 +176,7 @@ describe.each(['en', 'zh'] as const)('tier 1 (%s)', (lng) => {
     expect(run.error).toBeUndefined()
     expect(run.retry).toBeUndefined()
     expect(retryingEvents()).toHaveLength(1)
-    expect(spoken).toEqual([announced('model_rate_limited', 2)])
+    expect(spoken).toEqual([announced('model_rate_limited', 2), t('announce.stopped')])
   })
 
   it('rate_limited:20 stopped with Ctrl+Shift+Backspace in the second wait ends Stopped too', async () => {

@@ -37,7 +37,11 @@ test('rate_limited, overloaded, ok: two countdowns run and the reply arrives wit
   // While the scheduler owns the reply, Regenerate is not offered next to it.
   await expect(reply.getByRole('button', { name: 'Regenerate' })).toHaveCount(0)
   // The announcement is polite and made once, not per tick.
-  await expect(page.getByRole('status').filter({ hasText: 'Reply failed. Retry 1 in 2 seconds.' })).toHaveCount(1)
+  await expect(
+    page.getByRole('status').filter({
+      hasText: 'Reply failed: Too many requests, so the model provider is rate limiting for now. It can be tried again after a short wait. Retry 1 in 2 seconds.',
+    }),
+  ).toHaveCount(1)
 
   await page.clock.runFor(2_000)
 

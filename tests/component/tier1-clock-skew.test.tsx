@@ -1,5 +1,5 @@
 /**
- * Found: tier 1's `retry_at` is read on the browser's clock. The wire's times are the daemon's
+ * Found while testing and fixed; this test keeps it so. What it was: tier 1's `retry_at` is read on the browser's clock. The wire's times are the daemon's
  * (daemon-wire.md: "Times on the wire are the daemon's clock. Every response carries the
  * standard Date header … so the client can estimate how far its own clock is from the
  * daemon's"), but nothing in the client measures that offset: `clock` in src/chat/runtime.tsx is
