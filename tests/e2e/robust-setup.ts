@@ -5,6 +5,7 @@
  * Both start once per worker on free ports, so they never clash with `npm start` on REBOUND_PORT.
  * Pages of one browser context share localStorage and BroadcastChannel: two pages are two tabs.
  */
+import { writeFileSync } from 'node:fs'
 import { createServer as createNetServer } from 'node:net'
 import { test as base, expect, type Locator, type Page } from '@playwright/test'
 import type { DaemonState } from '../../mocks/model'
@@ -38,7 +39,14 @@ export const test = base.extend<{ problems: string[] }, { stack: Stack }>({
       process.env.VITE_DAEMON_URL = daemon.url
       const { createServer } = await import('vite')
       const port = await freePort()
-      const vite = await createServer({ configFile: 'vite.config.ts', logLevel: 'error', server: { port, strictPort: true, hmr: false } })
+      // Its own dependency cache: `npm start` (the suite's web server, in mock mode) optimises a
+      // different set into the default one, and two servers re-optimising one cache reload pages.
+      const vite = await createServer({
+        configFile: 'vite.config.ts',
+        cacheDir: 'node_modules/.vite-robust-e2e',
+        logLevel: 'error',
+        server: { port, strictPort: true, hmr: false },
+      })
       await vite.listen()
       if (previous === undefined) delete process.env.VITE_DAEMON_URL
       else process.env.VITE_DAEMON_URL = previous
@@ -50,7 +58,7 @@ export const test = base.extend<{ problems: string[] }, { stack: Stack }>({
   ],
   /** Page errors and unexpected console errors on every page of the context fail the test. */
   problems: [
-    async ({ context, stack }, use) => {
+    async ({ context, stack }, use, testInfo) => {
       stack.daemon.daemon.reset()
       const problems: string[] = []
       const watch = (page: Page) => {
@@ -61,7 +69,21 @@ export const test = base.extend<{ problems: string[] }, { stack: Stack }>({
       }
       context.pages().forEach(watch)
       context.on('page', watch)
+      const seen: string[] = []
+      const log = (page: Page) =>
+        page.on('request', (r) => {
+          if (new URL(r.url()).pathname.startsWith('/api/v1/')) seen.push(`${new Date().toISOString().slice(17, 23)} ${r.method()} ${new URL(r.url()).pathname}`)
+        })
+      context.pages().forEach(log)
+      context.on('page', log)
       await use(problems)
+      // What the daemon and the pages saw, for a failure on a loaded machine.
+      if (testInfo.status !== testInfo.expectedStatus) {
+        const { requests, messages } = stack.daemon.daemon.state()
+        const body = [...seen, '--- daemon', ...requests.map((r) => `${new Date(r.at).toISOString().slice(17, 23)} ${r.method} ${r.path}`), '--- messages', ...messages.map((m) => `${m.role} ${m.status ?? ''} ${m.superseded}`)].join('\n')
+        writeFileSync(testInfo.outputPath('requests.txt'), body)
+        await testInfo.attach('requests', { body })
+      }
       expect(problems, 'page errors and unexpected console errors').toEqual([])
     },
     { auto: true },

@@ -31,5 +31,11 @@ export function messagesQuery({ client }: ChatRuntime, sessionId: string) {
  */
 export async function refreshSession(queryClient: QueryClient, sessionId: string): Promise<void> {
   void queryClient.invalidateQueries({ queryKey: chatKeys.sessions })
-  await queryClient.invalidateQueries({ queryKey: chatKeys.messages(sessionId) })
+  const key = chatKeys.messages(sessionId)
+  // A first read still on its way left before this change: invalidating would hand back that very
+  // read (TanStack Query reuses a fetch in flight while a query has no data yet), and the message
+  // just sent would not show until something else read history again. Cancel it, so the read
+  // that follows starts after the change.
+  await queryClient.cancelQueries({ queryKey: key })
+  await queryClient.invalidateQueries({ queryKey: key })
 }
