@@ -31,9 +31,7 @@ const EXPECTED_CONSOLE = [/^Failed to load resource/, /net::ERR_INTERNET_DISCONN
 
 export const test = base.extend<{ problems: string[] }, { stack: Stack }>({
   stack: [
-    // Playwright reads a fixture's dependencies from its first parameter: none here.
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => {
+    async ({ browser }, use) => {
       const daemon = await startDaemonServer({ port: 0 })
       const previous = process.env.VITE_DAEMON_URL
       process.env.VITE_DAEMON_URL = daemon.url
@@ -50,11 +48,25 @@ export const test = base.extend<{ problems: string[] }, { stack: Stack }>({
       await vite.listen()
       if (previous === undefined) delete process.env.VITE_DAEMON_URL
       else process.env.VITE_DAEMON_URL = previous
-      await use({ daemon, appUrl: `http://localhost:${port}` })
+      const appUrl = `http://localhost:${port}`
+      // Warm up: a cold dependency cache is optimised on the first load and again when a reply
+      // first loads the Markdown renderer, and with no hot-update socket a page caught in between
+      // fails its imports. One conversation here, before any test, leaves the cache settled.
+      const warm = await browser.newPage()
+      await warm.goto(appUrl)
+      await expect(warm.getByRole('heading', { level: 1 })).toBeVisible({ timeout: 90_000 })
+      await warm.getByRole('textbox', { name: 'Message' }).fill('Warm up with `code`')
+      await warm.getByRole('textbox', { name: 'Message' }).press('Enter')
+      await expect(warm.getByRole('article', { name: 'Agent', exact: true }).last()).toHaveAttribute('data-status', 'complete', { timeout: 60_000 })
+      await warm.reload()
+      await expect(warm.getByRole('article', { name: 'Agent', exact: true }).last()).toHaveAttribute('data-status', 'complete', { timeout: 60_000 })
+      await warm.close()
+      daemon.daemon.reset()
+      await use({ daemon, appUrl })
       await vite.close()
       await daemon.close()
     },
-    { scope: 'worker', timeout: 120_000 },
+    { scope: 'worker', timeout: 240_000 },
   ],
   /** Page errors and unexpected console errors on every page of the context fail the test. */
   problems: [
