@@ -10,7 +10,7 @@ import { createRunFollower, type RunFollower } from '../live/run-follower'
 import { createRetryScheduler, type NetworkSource, type RetryScheduler, type WakeSource } from '../retry/scheduler'
 import { createDrafts, type Drafts } from '../send/drafts'
 import { createOutbox, type Outbox } from '../send/outbox'
-import { browserLocalStorage, createKeyedStore, type KeyedStore, type StorageBackend } from '../storage/keyed-store'
+import { browserLocalStorage, browserStorageWatcher, createKeyedStore, type KeyedStore, type StorageBackend } from '../storage/keyed-store'
 import { browserLocks, type LockManagerLike } from '../storage/locks'
 import { browserTabChannel, type TabChannel } from '../storage/tab-channel'
 import type { DaemonClient } from '../wire/http'
@@ -48,7 +48,10 @@ const RuntimeContext = createContext<ChatRuntime | null>(null)
 
 /** What a runtime shares with the other tabs, and how it hears the browser; each injectable for tests. */
 export type ChatRuntimeOptions = {
-  /** Between the tabs; BroadcastChannel (or storage events) by default. */
+  /**
+   * Between the tabs; BroadcastChannel (or storage events) by default, with the keyed store's
+   * changes heard from the browser's `storage` event. An injected channel (tests) carries both.
+   */
   tabs?: TabChannel
   /** Web Locks by default. */
   locks?: LockManagerLike
@@ -67,9 +70,11 @@ export type ChatRuntimeOptions = {
 export function createChatRuntime(
   client: DaemonClient,
   storage: StorageBackend | undefined = browserLocalStorage(),
-  { tabs = browserTabChannel(), locks = browserLocks(), network, wake, now = () => Date.now() }: ChatRuntimeOptions = {},
+  { tabs: injectedTabs, locks = browserLocks(), network, wake, now = () => Date.now() }: ChatRuntimeOptions = {},
 ): ChatRuntime {
-  const store = createKeyedStore(storage, { channel: tabs })
+  const tabs = injectedTabs ?? browserTabChannel()
+  const watcher = injectedTabs ? undefined : browserStorageWatcher()
+  const store = createKeyedStore(storage, { channel: tabs, ...(watcher ? { watcher } : {}) })
   const clock = { now, fromDaemon: (daemonMs: number) => client.daemonClock.toLocal(daemonMs) }
   let refresher: HistoryRefresher | undefined
   // Reads asked for before the providers connected are made once they do.

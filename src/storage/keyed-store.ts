@@ -32,9 +32,17 @@ export type KeyedStore = {
   subscribe(namespace: string, listener: (key: string) => void): () => void
 }
 
+/** Calls `listener` when another tab changed a key of this store in the shared backend. */
+export type StorageWatcher = (listener: (namespace: string, key: string) => void) => () => void
+
 export type KeyedStoreOptions = {
-  /** Where writes are told to the other tabs, and theirs heard. */
+  /**
+   * How the other tabs' writes are heard. `watcher` (the browser's `storage` event, which fires
+   * once the new value is readable in this tab) is preferred; without it, writes are told over
+   * `channel` (tests, where the backend is shared at once).
+   */
   channel?: TabChannel
+  watcher?: StorageWatcher
 }
 
 /** The full storage key of a slot: `rebound.<namespace>.<key>`. */
@@ -46,16 +54,21 @@ export function storageKey(namespace: string, key: string): string {
  * Builds the store over `backend`; with no backend (no DOM, storage disabled) it is memory only.
  * A key whose write failed is kept in memory and wins over the backend until a write succeeds.
  */
-export function createKeyedStore(backend: StorageBackend | undefined, { channel = noTabs }: KeyedStoreOptions = {}): KeyedStore {
+export function createKeyedStore(backend: StorageBackend | undefined, { channel = noTabs, watcher }: KeyedStoreOptions = {}): KeyedStore {
   const memory = new Map<string, string | null>()
   const listeners = new Map<string, Set<(key: string) => void>>()
   const notify = (namespace: string, key: string) => {
     for (const listener of [...(listeners.get(namespace) ?? [])]) listener(key)
   }
   // Another tab wrote: the value is in the shared backend already; whoever shows it reads again.
-  channel.subscribe((message) => {
-    if (message.kind === 'store') notify(message.namespace, message.key)
-  })
+  // A message on a channel can overtake the write it announces between browser processes, so
+  // the storage event is the cue when there is one.
+  const told = watcher ? noTabs : channel
+  if (watcher) watcher(notify)
+  else
+    channel.subscribe((message) => {
+      if (message.kind === 'store') notify(message.namespace, message.key)
+    })
 
   const rawRead = (key: string): string | null => {
     if (memory.has(key)) return memory.get(key) ?? null
@@ -95,7 +108,7 @@ export function createKeyedStore(backend: StorageBackend | undefined, { channel 
         write(value) {
           rawWrite(full, value === undefined ? null : JSON.stringify(value))
           notify(namespace, key)
-          channel.post({ kind: 'store', namespace, key })
+          told.post({ kind: 'store', namespace, key })
         },
       }
     },
@@ -105,6 +118,25 @@ export function createKeyedStore(backend: StorageBackend | undefined, { channel 
       set.add(listener)
       return () => void set.delete(listener)
     },
+  }
+}
+
+/**
+ * The browser's `storage` event for this store's keys (`rebound.<namespace>.<key>`): it reaches
+ * every other tab of the origin after the value is written. Undefined outside a page.
+ */
+export function browserStorageWatcher(): StorageWatcher | undefined {
+  if (typeof window === 'undefined') return undefined
+  return (listener) => {
+    const onStorage = (event: StorageEvent) => {
+      if (event.key === null || !event.key.startsWith(KEY_PREFIX)) return
+      const rest = event.key.slice(KEY_PREFIX.length)
+      const dot = rest.indexOf('.')
+      if (dot <= 0) return
+      listener(rest.slice(0, dot), rest.slice(dot + 1))
+    }
+    window.addEventListener('storage', onStorage)
+    return () => window.removeEventListener('storage', onStorage)
   }
 }
 
