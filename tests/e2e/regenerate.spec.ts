@@ -1,4 +1,4 @@
-import { agentReplies, daemonState, expect, newSession, openApp, operatorMessages, replySource, requestLog, sendMessage, test, statusBadge } from './fixtures'
+import { agentReplies, daemonState, expect, FIXED_NOW, newSession, openApp, operatorMessages, replySource, requestLog, runClockUntil, sendMessage, test, statusBadge } from './fixtures'
 
 const REGENERATE = /^POST \/api\/v1\/sessions\/[^/]+\/messages\/[^/]+\/regenerate$/
 
@@ -67,13 +67,23 @@ test('a queued reply waits its turn behind a running one, then streams', async (
 })
 
 test('drop and lag: the stream is reattached and the reply completes with nothing lost or doubled', async ({ page }) => {
+  // The page's clock holds the mock daemon's runs still until the client is attached: on a loaded
+  // machine a short reply could otherwise end before the client asks for its events, and be read
+  // whole from the log with no connection to break.
+  await page.clock.install({ time: FIXED_NOW })
   await openApp(page, { faults: ['drop', 'lag'] })
   await newSession(page)
+  await page.clock.pauseAt(FIXED_NOW.getTime() + 10 * 60_000)
+  const streamsOpened = async () => (await requestLog(page, /^GET .*\/events$/)).length
+  const settle = async (count: number) => {
+    await runClockUntil(page, async () => (await agentReplies(page).count()) === count && (await agentReplies(page).nth(count - 1).getAttribute('data-status')) === 'complete')
+  }
   await sendMessage(page, 'A reply whose connection drops')
-  await expect(agentReplies(page)).toHaveAttribute('data-status', 'complete')
+  await expect.poll(streamsOpened).toBe(1)
+  await settle(1)
   await sendMessage(page, 'A reply whose connection lags')
-  await expect(agentReplies(page)).toHaveCount(2)
-  await expect(agentReplies(page).nth(1)).toHaveAttribute('data-status', 'complete')
+  await expect.poll(streamsOpened).toBe(3)
+  await settle(2)
 
   const state = await daemonState(page)
   expect(state.runs.map((r) => `${r.outcome}:${r.status}`)).toEqual(['drop:completed', 'lag:completed'])

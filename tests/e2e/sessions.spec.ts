@@ -187,7 +187,7 @@ for (const lang of LANGS) {
     await expect(dialog.getByRole('button', { name: word(lang, 'shortcuts.close') })).toBeFocused()
     await expect(dialog.getByRole('row', { name: word(lang, 'shortcuts.newSession') })).toContainText('Ctrl+Shift+O')
     await expect(dialog.getByRole('row', { name: word(lang, 'shortcuts.stopOrCancel') })).toContainText('Ctrl+Shift+Backspace')
-    await expect(dialog.getByRole('rowheader')).toHaveCount(9)
+    await expect(dialog.getByRole('rowheader')).toHaveCount(10)
     await page.keyboard.press('Escape')
     await expect(dialog).toHaveCount(0)
 

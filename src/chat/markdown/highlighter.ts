@@ -46,7 +46,9 @@ export function createCodeHighlighter(loaders: Record<LanguageId, () => Promise<
 
   const getCore = () =>
     (core ??= createHighlighterCore({
-      themes: [githubLight, githubDark],
+      // Copies: Shiki normalizes what it is given in place, and the modules' objects are shared by
+      // every highlighter made in the same JavaScript realm (tests make several).
+      themes: [structuredClone(githubLight), structuredClone(githubDark)],
       langs: [],
       // `forgiving`: a pattern the engine cannot translate only goes uncoloured, never throws.
       engine: createJavaScriptRegexEngine({ forgiving: true }),
@@ -55,7 +57,7 @@ export function createCodeHighlighter(loaders: Record<LanguageId, () => Promise<
   const loadGrammar = (highlighter: HighlighterCore, language: LanguageId): Promise<void> => {
     let loading = grammars.get(language)
     if (loading === undefined) {
-      loading = loaders[language]().then((module) => highlighter.loadLanguage(module.default))
+      loading = loaders[language]().then((module) => highlighter.loadLanguage(structuredClone(module.default)))
       // A grammar that failed to load (a network blip) is tried again by the next code block.
       loading.catch(() => grammars.delete(language))
       grammars.set(language, loading)
