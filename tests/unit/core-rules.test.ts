@@ -16,32 +16,17 @@ import { createRetryScheduler, type WakeSource } from '../../src/retry/scheduler
 import { retryView } from '../../src/retry/view'
 import { createKeyedStore, type StorageBackend } from '../../src/storage/keyed-store'
 import type { CancelReceipt, Message, RegenerateReceipt } from '../../src/wire/types'
+import { failedReply, SID } from './retry-fixtures'
 
 const NOW = Date.UTC(2026, 6, 1, 12)
 const SECOND = 1000
 const MINUTE = 60 * SECOND
-const SID = 'ses_1'
 
 function operator(id: string): Message {
   return { id, session_id: SID, role: 'operator', content: `question ${id}`, created_at: Date.now(), superseded: false }
 }
 
-function failed(id: string, replyTo: string, overrides: Partial<Message> = {}): Message {
-  return {
-    id,
-    session_id: SID,
-    role: 'agent',
-    content: '',
-    created_at: Date.now(),
-    superseded: false,
-    reply_to: replyTo,
-    run_id: `run_${id}`,
-    status: 'failed',
-    error: { code: 'model_rate_limited', message: 'Rate limited.' },
-    retry: { retryable: true, retry_class: 'rate_limited' },
-    ...overrides,
-  }
-}
+const failed = failedReply
 
 const superseded = (m: Message): Message => ({ ...m, superseded: true })
 

@@ -9,11 +9,11 @@ import { CANCELLED_LIMIT, CANCELLED_NAMESPACE, createRetryScheduler, type WakeSo
 import { retryView } from '../../src/retry/view'
 import { createKeyedStore, storageKey, type StorageBackend } from '../../src/storage/keyed-store'
 import type { CancelReceipt, Message, RegenerateReceipt } from '../../src/wire/types'
+import { failedReply, SID } from './retry-fixtures'
 
 const NOW = Date.UTC(2026, 6, 1, 12)
 const SECOND = 1000
 const MINUTE = 60 * SECOND
-const SID = 'ses_1'
 const CANCELLED_KEY = storageKey(CANCELLED_NAMESPACE, 'v1')
 
 type Deferred<T> = { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void }
@@ -31,23 +31,7 @@ function operator(id: string, overrides: Partial<Message> = {}): Message {
   return { id, session_id: SID, role: 'operator', content: `question ${id}`, created_at: Date.now(), superseded: false, ...overrides }
 }
 
-/** A failed reply to `replyTo`, transient and retryable unless overridden. */
-function failed(id: string, replyTo: string, overrides: Partial<Message> = {}): Message {
-  return {
-    id,
-    session_id: SID,
-    role: 'agent',
-    content: '',
-    created_at: Date.now(),
-    superseded: false,
-    reply_to: replyTo,
-    run_id: `run_${id}`,
-    status: 'failed',
-    error: { code: 'model_rate_limited', message: 'Rate limited.' },
-    retry: { retryable: true, retry_class: 'rate_limited' },
-    ...overrides,
-  }
-}
+const failed = failedReply
 
 function reply(id: string, replyTo: string, runId: string, status: Message['status'], overrides: Partial<Message> = {}): Message {
   return { id, session_id: SID, role: 'agent', content: '', created_at: Date.now(), superseded: false, reply_to: replyTo, run_id: runId, status, ...overrides }

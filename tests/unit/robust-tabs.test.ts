@@ -12,11 +12,11 @@ import { createKeyedStore, type StorageBackend } from '../../src/storage/keyed-s
 import { createLocalLocks, type LockManagerLike } from '../../src/storage/locks'
 import { createTabHub, type TabHub } from '../../src/storage/tab-channel'
 import type { CancelReceipt, Message, RegenerateReceipt } from '../../src/wire/types'
+import { failedReply, SID } from './retry-fixtures'
 
 const NOW = Date.UTC(2026, 6, 1, 12)
 const SECOND = 1000
 const MINUTE = 60 * SECOND
-const SID = 'ses_1'
 
 function memoryBackend(): StorageBackend & { items: Map<string, string> } {
   const items = new Map<string, string>()
@@ -29,22 +29,7 @@ function memoryBackend(): StorageBackend & { items: Map<string, string> } {
 }
 
 const operator = (id: string): Message => ({ id, session_id: SID, role: 'operator', content: id, created_at: NOW - MINUTE, superseded: false })
-function failed(id: string, replyTo: string, overrides: Partial<Message> = {}): Message {
-  return {
-    id,
-    session_id: SID,
-    role: 'agent',
-    content: '',
-    created_at: Date.now(),
-    superseded: false,
-    reply_to: replyTo,
-    run_id: `run_${id}`,
-    status: 'failed',
-    error: { code: 'model_rate_limited', message: 'Rate limited.' },
-    retry: { retryable: true, retry_class: 'rate_limited' },
-    ...overrides,
-  }
-}
+const failed = failedReply
 
 /** A fake network: online until told otherwise. */
 function fakeNetwork(): NetworkSource & { set(online: boolean): void } {
