@@ -2,7 +2,7 @@ import { screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { advance, createSession, reloadRuntime, renderApp, renderChat, installFakeClock, startMockDaemonForFile } from './harness'
+import { advance, createSession, reloadRuntime, renderApp, renderChat, installFakeClock, renderedReplyText, startMockDaemonForFile } from './harness'
 
 const { daemon, server } = startMockDaemonForFile()
 
@@ -47,7 +47,8 @@ describe('streaming a reply', () => {
     await advance(2000)
     expect(lastAgentReply()).toHaveAttribute('data-status', 'complete')
     const stored = daemon.state().messages.find((m) => m.role === 'agent')!
-    expect(lastAgentReply().querySelector('.message__body')?.textContent).toBe(stored.content)
+    // Every character once: what is shown is exactly the stored reply, rendered.
+    expect(lastAgentReply().querySelector('.message__body')?.textContent).toBe(renderedReplyText(stored.content))
     expect(stored.content.length).toBeGreaterThan(partial.length - 40)
     expect(box).toHaveValue('')
   })
@@ -114,7 +115,9 @@ describe('reload', () => {
     await advance(30_000)
     expect(lastAgentReply()).toHaveAttribute('data-status', 'complete')
     const stored = daemon.state().messages.find((m) => m.role === 'agent')!
-    expect(lastAgentReply().querySelector('.message__body')?.textContent).toBe(stored.content)
+    // Every character once: what is shown is exactly the stored reply, rendered.
+    expect(lastAgentReply().querySelector('.message__body')?.textContent).toBe(renderedReplyText(stored.content))
+    expect(renderedReplyText(stored.content).length).toBeGreaterThan(before.length)
     // Reattached with Last-Event-ID rather than replaying from the first event.
     const streams = daemon.state().requests.filter((r) => r.path.endsWith('/events'))
     expect(streams.length).toBeGreaterThanOrEqual(2)

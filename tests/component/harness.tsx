@@ -4,17 +4,32 @@
  */
 import { act, render, type RenderResult } from '@testing-library/react'
 import type { ReactElement } from 'react'
-import { vi } from 'vitest'
+import { beforeAll, vi } from 'vitest'
 import type { MockDaemon } from '../../mocks/model'
 import { App } from '../../src/app/app'
 import { createQueryClient, Providers } from '../../src/app/providers'
 import { ChatView } from '../../src/chat/chat-view'
+import { ReplyMarkdown } from '../../src/chat/markdown/reply-markdown'
 import { createChatRuntime, type ChatRuntime } from '../../src/chat/runtime'
 import type { Language } from '../../src/i18n/resources'
 import { createI18n } from '../../src/i18n/setup'
 import { createDaemonClient } from '../../src/wire/http'
 
 export { startMockDaemonForFile } from '../setup/mock-daemon'
+
+// The Markdown renderer is a lazy chunk. Loaded before any test of a file that uses this harness,
+// so a reply is rendered by it rather than by its plain-text stand-in, whatever the machine's speed.
+beforeAll(async () => {
+  await import('../../src/chat/markdown/reply-markdown')
+})
+
+/** The text a reply with this source shows once rendered: to check a reply is shown whole, once. */
+export function renderedReplyText(source: string): string {
+  const reference = render(<ReplyMarkdown source={source} />, { container: document.createElement('div') })
+  const text = reference.container.textContent ?? ''
+  reference.unmount()
+  return text
+}
 
 /** Node's fetch needs absolute URLs; the handlers match any origin. */
 export const DAEMON_ORIGIN = 'http://daemon.test'

@@ -8,7 +8,7 @@ import { screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { formatClockTime } from '../../src/i18n/format'
-import { advance, createSession, installFakeClock, renderChat, startMockDaemonForFile } from './harness'
+import { advance, createSession, installFakeClock, renderChat, renderedReplyText, startMockDaemonForFile } from './harness'
 
 const { daemon } = startMockDaemonForFile()
 
@@ -74,7 +74,7 @@ describe('automatic regenerate', () => {
     const current = agents.filter((m) => !m.superseded)
     expect(current).toHaveLength(1)
     expect(current[0]!.status).toBe('complete')
-    expect(lastAgentReply().querySelector('.message__body')?.textContent).toBe(current[0]!.content)
+    expect(lastAgentReply().querySelector('.message__body')?.textContent).toBe(renderedReplyText(current[0]!.content))
     const superseded = agents.filter((m) => m.superseded)
     expect(superseded).toHaveLength(2)
     expect(superseded.every((m) => m.status === 'failed')).toBe(true)

@@ -10,7 +10,7 @@ import { createQueryClient, Providers } from '../../src/app/providers'
 import { ChatView } from '../../src/chat/chat-view'
 import type { ChatRuntime } from '../../src/chat/runtime'
 import { createI18n } from '../../src/i18n/setup'
-import { advance, createSession, installFakeClock, reloadRuntime, startMockDaemonForFile } from './harness'
+import { advance, createSession, installFakeClock, reloadRuntime, renderedReplyText, startMockDaemonForFile } from './harness'
 import { agentArticles, box, expectIdempotent, MESSAGES, onlyOperator, open, operatorArticles, operatorMessages, posts, sendFaults, typeAndSend, user, UUID } from './send-helpers'
 
 const { daemon, server } = startMockDaemonForFile()
@@ -157,7 +157,7 @@ describe('transport errors', () => {
     expect(agentArticles()).toHaveLength(1)
     expect(agentArticles()[0]).toHaveAttribute('data-status', 'complete')
     const reply = state.messages.find((m) => m.role === 'agent')!
-    expect(agentArticles()[0]!.querySelector('.message__body')?.textContent).toBe(reply.content)
+    expect(agentArticles()[0]!.querySelector('.message__body')?.textContent).toBe(renderedReplyText(reply.content))
     expect(box()).toHaveValue('')
   })
 
