@@ -8,12 +8,12 @@ import { App } from './app/app'
 import { AppErrorBoundary } from './app/error-boundary'
 import { createQueryClient, Providers } from './app/providers'
 import { createChatRuntime } from './chat/runtime'
-import { createI18n } from './i18n/setup'
+import { createAppI18n } from './i18n/setup'
 import { createDaemonClient } from './wire/http'
 import './app/styles.css'
 
 async function boot() {
-  const i18n = createI18n({ detect: true })
+  const i18n = await createAppI18n()
   const root = document.getElementById('root')
   if (!root) throw new Error('index.html has no #root')
   if (__MOCK_DAEMON__) {

@@ -3,7 +3,7 @@
  * Nothing here reads the real time, so a story looks the same today, tomorrow and in the suite.
  */
 import type { TFunction } from 'i18next'
-import { createI18n } from '../src/i18n/setup'
+import { createI18n } from '../src/i18n/bundled'
 import type { Message, Session } from '../src/wire/types'
 
 /** The stories' "now": 30 November 2026, 14:05:00 local time (a local date, so HH:MM reads 14:05 in any zone). */

@@ -6,8 +6,6 @@
  */
 import enApp from '../../locales/en/app.json'
 import enErrors from '../../locales/en/errors.json'
-import zhAppJson from '../../locales/zh/app.json'
-import zhErrorsJson from '../../locales/zh/errors.json'
 import type { ErrorCode, RefusalCode, RetryClass } from '../wire/types'
 
 /** Languages the interface is written in; the first is the fallback. */
@@ -28,13 +26,6 @@ export function toLanguage(tag: string | undefined | null): Language | undefined
   return isLanguage(primary) ? primary : undefined
 }
 
-// A missing zh key fails here ("Property 'x' is missing in type ...").
-const zhApp: typeof enApp = zhAppJson
-const zhErrors: typeof enErrors = zhErrorsJson
-// A key only zh has fails here: assignability both ways means the same keys.
-const _zhAppHasNoExtraKeys: typeof zhAppJson = enApp
-const _zhErrorsHaveNoExtraKeys: typeof zhErrorsJson = enErrors
-
 // Every code the daemon can send and every retry class has an English entry (and so a Chinese one).
 const _everyCodeWorded: Record<ErrorCode | RefusalCode, string> = enErrors.errors
 const _everyRetryClassWorded: Record<RetryClass, string> = enErrors.retryClass
@@ -52,8 +43,6 @@ export type KnownErrorCode = keyof typeof enErrors.errors
 /** A retry class this client has words for. */
 export type KnownRetryClass = keyof typeof enErrors.retryClass
 
-/** i18next resources: one `translation` namespace per language, app chrome and errors merged. */
-export const resources = {
-  en: { translation: { ...enApp, ...enErrors } },
-  zh: { translation: { ...zhApp, ...zhErrors } },
-} as const
+/** The English `translation` namespace: app chrome and errors merged. Always bundled: it is the fallback. */
+export const enTranslation = { ...enApp, ...enErrors }
+export type Translation = typeof enTranslation

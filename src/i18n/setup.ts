@@ -1,11 +1,12 @@
 /**
  * i18next set-up. Each call makes its own instance, so tests and stories never share language
- * state; the app makes one at boot with detection on.
+ * state; the app makes one at boot (`createAppI18n`) with detection on and English bundled.
+ * Tests and stories make theirs with both tables bundled (`createI18n` in bundled.ts).
  */
-import i18next, { type i18n as I18n } from 'i18next'
+import i18next, { type BackendModule, type i18n as I18n, type InitOptions, type Resource } from 'i18next'
 import LanguageDetector, { type DetectorOptions } from 'i18next-browser-languagedetector'
 import { initReactI18next } from 'react-i18next'
-import { resources, SUPPORTED_LANGUAGES, toLanguage, type Language } from './resources'
+import { enTranslation, SUPPORTED_LANGUAGES, toLanguage, type Language, type Translation } from './resources'
 
 /** Where the detector reads the language from, first match wins; the choice is kept in localStorage. */
 export const DETECTION: DetectorOptions = {
@@ -21,28 +22,9 @@ export const DETECTION: DetectorOptions = {
  */
 export const HTML_LANG: Record<Language, string> = { en: 'en', zh: 'zh-Hans' }
 
-export type CreateI18nOptions = {
-  /** Start in this language; it wins over detection. Default: detected, else English. */
-  lng?: Language
-  /** Detect the language (query `?lang=`, localStorage, the browser, `<html lang>`) and remember a change. */
-  detect?: boolean
-}
-
-/**
- * Creates and initialises an i18next instance with both tables, bound to react-i18next.
- * Initialisation is synchronous (resources are bundled and `initAsync` is off), so `t` works as
- * soon as this returns. `<html lang>` follows the language from here on, where there is a document.
- */
-export function createI18n(options: CreateI18nOptions = {}): I18n {
-  const instance = i18next.createInstance()
-  instance.use(initReactI18next)
-  if (options.detect) instance.use(LanguageDetector)
-  // Registered before init so the first language is mirrored too.
-  instance.on('languageChanged', () => syncHtmlLang(instance))
-  // init returns a promise, but with bundled resources and initAsync off it has already settled.
-  void instance.init({
-    resources,
-    ...(options.lng ? { lng: options.lng } : {}),
+/** What every instance shares (the app's and `createI18n`'s): languages, tag handling, no escaping (React escapes), no logging. */
+export function baseOptions(extra: InitOptions): InitOptions {
+  return {
     fallbackLng: SUPPORTED_LANGUAGES[0],
     supportedLngs: SUPPORTED_LANGUAGES,
     // zh-CN, zh-TW, en-GB… resolve to the table of their language.
@@ -58,7 +40,54 @@ export function createI18n(options: CreateI18nOptions = {}): I18n {
     // On: every init would log its options, and console output fails tests.
     debug: false,
     detection: DETECTION,
-  })
+    ...extra,
+  }
+}
+
+export function newInstance(detect: boolean | undefined): I18n {
+  const instance = i18next.createInstance()
+  instance.use(initReactI18next)
+  if (detect) instance.use(LanguageDetector)
+  // Registered before init so the first language is mirrored too.
+  instance.on('languageChanged', () => syncHtmlLang(instance))
+  return instance
+}
+
+/** Tables other than English, each its own chunk, fetched the first time its language is shown. */
+const TABLE_LOADERS: Record<Exclude<Language, 'en'>, () => Promise<Translation>> = {
+  zh: () => import('./zh-tables').then((module) => module.zhTranslation),
+}
+
+/** An i18next backend over TABLE_LOADERS (English is bundled and never asked for). */
+const lazyTables: BackendModule = {
+  type: 'backend',
+  callbackApi: true,
+  init() {},
+  read(language, _namespace, callback) {
+    const load = TABLE_LOADERS[toLanguage(language) as keyof typeof TABLE_LOADERS] as (() => Promise<Translation>) | undefined
+    if (!load) {
+      callback(null, {})
+      return
+    }
+    load().then(
+      (table) => callback(null, table),
+      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
+    )
+  },
+}
+
+/**
+ * The app's instance: the language detected (query `?lang=`, localStorage, the browser), English
+ * bundled, and any other table fetched before this resolves, so the first screen is already in
+ * the operator's language and the initial script carries one table instead of two. A later
+ * switch (`setLanguage`) fetches the table before the words change. If a table cannot be fetched
+ * (offline after a deploy), the words fall back to English rather than to keys.
+ */
+export async function createAppI18n(): Promise<I18n> {
+  const instance = newInstance(true)
+  instance.use(lazyTables)
+  const bundled: Resource = { en: { translation: enTranslation } }
+  await instance.init(baseOptions({ resources: bundled, partialBundledLanguages: true }))
   return instance
 }
 
@@ -72,8 +101,8 @@ export function currentLanguage(instance: I18n): Language {
 
 /**
  * Switches the interface language. With detection on, the detector stores the choice
- * (localStorage `rebound.lang`) so a reload keeps it. Resolves once the switch is done, which with
- * bundled resources is at once.
+ * (localStorage `rebound.lang`) so a reload keeps it. Resolves once the switch is done: at once with
+ * bundled resources, after its table is fetched otherwise.
  */
 export async function setLanguage(instance: I18n, lng: Language): Promise<void> {
   await instance.changeLanguage(lng)

@@ -6,7 +6,7 @@
 import { screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { resources } from '../../src/i18n/resources'
+import { resources } from '../../src/i18n/bundled'
 import { NARROW_LAYOUT } from '../../src/app/use-media-query'
 import { advance, advanceUntil, createSession, installFakeClock, renderApp, startMockDaemonForFile } from './harness'
 

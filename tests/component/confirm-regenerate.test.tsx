@@ -12,8 +12,8 @@ import { StrictMode, useRef, useState } from 'react'
 import { I18nextProvider } from 'react-i18next'
 import { describe, expect, it, vi } from 'vitest'
 import { ConfirmRegenerate } from '../../src/chat/confirm-regenerate'
-import { resources, type Language } from '../../src/i18n/resources'
-import { createI18n } from '../../src/i18n/setup'
+import { createI18n, resources } from '../../src/i18n/bundled'
+import { type Language } from '../../src/i18n/resources'
 
 type HostProps = {
   lng?: Language

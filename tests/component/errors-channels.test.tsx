@@ -10,8 +10,8 @@ import { http, HttpResponse } from 'msw'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { failureForCode, parseOutcome, RAW_ERROR_TEXT, UNKNOWN_CODE } from '../../mocks/faults'
 import { describeFailure } from '../../src/i18n/describe-failure'
-import { resources, type Language } from '../../src/i18n/resources'
-import { createI18n } from '../../src/i18n/setup'
+import { createI18n, resources } from '../../src/i18n/bundled'
+import { type Language } from '../../src/i18n/resources'
 import { advance, advanceUntil, createSession, installFakeClock, reloadRuntime, renderChat, startMockDaemonForFile } from './harness'
 
 const { daemon, server } = startMockDaemonForFile()

@@ -3,7 +3,7 @@ import { I18nextProvider } from 'react-i18next'
 import { describe, expect, it } from 'vitest'
 import { FailureNotice } from '../../src/chat/failure-notice'
 import type { Language } from '../../src/i18n/resources'
-import { createI18n } from '../../src/i18n/setup'
+import { createI18n } from '../../src/i18n/bundled'
 
 function renderIn(lng: Language, ui: React.ReactElement) {
   const i18n = createI18n({ lng })

@@ -12,7 +12,7 @@ import { ChatView } from '../../src/chat/chat-view'
 import { ReplyMarkdown } from '../../src/chat/markdown/reply-markdown'
 import { createChatRuntime, type ChatRuntime } from '../../src/chat/runtime'
 import type { Language } from '../../src/i18n/resources'
-import { createI18n } from '../../src/i18n/setup'
+import { createI18n } from '../../src/i18n/bundled'
 import { createDaemonClient } from '../../src/wire/http'
 
 export { startMockDaemonForFile } from '../setup/mock-daemon'

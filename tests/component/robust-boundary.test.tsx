@@ -11,7 +11,7 @@ import { AppErrorBoundary, SessionErrorBoundary } from '../../src/app/error-boun
 import { createQueryClient, Providers } from '../../src/app/providers'
 import { ChatView } from '../../src/chat/chat-view'
 import { createChatRuntime } from '../../src/chat/runtime'
-import { createI18n } from '../../src/i18n/setup'
+import { createI18n } from '../../src/i18n/bundled'
 import { createDaemonClient } from '../../src/wire/http'
 import enApp from '../../locales/en/app.json'
 import zhApp from '../../locales/zh/app.json'

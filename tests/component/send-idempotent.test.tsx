@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createQueryClient, Providers } from '../../src/app/providers'
 import { ChatView } from '../../src/chat/chat-view'
 import type { ChatRuntime } from '../../src/chat/runtime'
-import { createI18n } from '../../src/i18n/setup'
+import { createI18n } from '../../src/i18n/bundled'
 import { advance, createSession, installFakeClock, reloadRuntime, renderedReplyText, startMockDaemonForFile } from './harness'
 import { agentArticles, box, expectIdempotent, MESSAGES, onlyOperator, open, operatorArticles, operatorMessages, posts, sendFaults, typeAndSend, user, UUID } from './send-helpers'
 

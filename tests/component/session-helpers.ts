@@ -9,7 +9,7 @@ import type { TFunction } from 'i18next'
 import { expect } from 'vitest'
 import type { MockDaemon } from '../../mocks/model'
 import type { Language } from '../../src/i18n/resources'
-import { createI18n } from '../../src/i18n/setup'
+import { createI18n } from '../../src/i18n/bundled'
 import { advance, renderApp } from './harness'
 
 export const user = () => userEvent.setup({ delay: null })

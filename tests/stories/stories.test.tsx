@@ -20,7 +20,7 @@ import { getWorker } from 'msw-storybook-addon'
 import type { SetupServer } from 'msw/node'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
 import preview from '../../.storybook/preview'
-import { resources } from '../../src/i18n/resources'
+import { resources } from '../../src/i18n/bundled'
 import { ERROR_CODES, REFUSAL_CODES } from '../../src/wire/types'
 import type { CodeCoverage } from '../../stories/failure-checks'
 

@@ -10,7 +10,7 @@ import {
   isVerbatimFailure,
   VERBATIM_LIMIT,
 } from '../../src/i18n/describe-failure'
-import { createI18n } from '../../src/i18n/setup'
+import { createI18n } from '../../src/i18n/bundled'
 import { toFrame } from '../../src/wire/events'
 import { ERROR_CODES, REFUSAL_CODES, RETRY_CLASSES } from '../../src/wire/types'
 

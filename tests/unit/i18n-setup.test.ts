@@ -2,8 +2,9 @@
 // Detection reads the address, localStorage and the browser's languages, and `<html lang>` needs
 // a document: this file alone of the i18n suite runs in jsdom.
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { currentLanguage, createI18n, setLanguage } from '../../src/i18n/setup'
-import { isLanguage, resources, SUPPORTED_LANGUAGES, toLanguage } from '../../src/i18n/resources'
+import { createI18n, resources } from '../../src/i18n/bundled'
+import { createAppI18n, currentLanguage, setLanguage } from '../../src/i18n/setup'
+import { isLanguage, SUPPORTED_LANGUAGES, toLanguage } from '../../src/i18n/resources'
 
 afterEach(() => {
   localStorage.clear()
@@ -88,5 +89,36 @@ describe('language helpers', () => {
     expect(toLanguage(undefined)).toBeUndefined()
     expect(isLanguage('zh')).toBe(true)
     expect(isLanguage('zh-CN')).toBe(false)
+  })
+})
+
+describe('createAppI18n (the app: English bundled, Chinese fetched)', () => {
+  it('starts in English with nothing to fetch', async () => {
+    const i18n = await createAppI18n()
+    expect(currentLanguage(i18n)).toBe('en')
+    expect(i18n.t('errors.answer_empty')).toBe(resources.en.translation.errors.answer_empty)
+    expect(i18n.hasResourceBundle('zh', 'translation')).toBe(false)
+  })
+
+  it('fetches the Chinese table before it resolves when ?lang=zh asks for it, so the first words are Chinese', async () => {
+    window.history.replaceState(null, '', '/?lang=zh')
+    const i18n = await createAppI18n()
+    expect(currentLanguage(i18n)).toBe('zh')
+    expect(i18n.t('errors.answer_empty')).toBe(resources.zh.translation.errors.answer_empty)
+    expect(document.documentElement.lang).toBe('zh-Hans')
+  })
+
+  it('fetches the Chinese table on a switch, and the choice survives the next start', async () => {
+    const i18n = await createAppI18n()
+    await setLanguage(i18n, 'zh')
+    expect(currentLanguage(i18n)).toBe('zh')
+    expect(i18n.t('app.title')).toBe(resources.zh.translation.app.title)
+    expect(i18n.t('errors.model_rate_limited')).toBe(resources.zh.translation.errors.model_rate_limited)
+    await setLanguage(i18n, 'en')
+    expect(i18n.t('errors.model_rate_limited')).toBe(resources.en.translation.errors.model_rate_limited)
+    await setLanguage(i18n, 'zh')
+    const next = await createAppI18n()
+    expect(currentLanguage(next)).toBe('zh')
+    expect(next.t('errors.answer_empty')).toBe(resources.zh.translation.errors.answer_empty)
   })
 })

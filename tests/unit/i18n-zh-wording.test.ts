@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import zhApp from '../../locales/zh/app.json'
 import zhErrors from '../../locales/zh/errors.json'
-import { createI18n } from '../../src/i18n/setup'
+import { createI18n } from '../../src/i18n/bundled'
 
 /** Every string of a table, with its dotted key. */
 function entries(table: unknown, prefix = ''): [string, string][] {

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createDaemon, type MockDaemon } from '../../mocks/model'
 import SimulatorPanel from '../../src/app/simulator-panel'
 import type { Language } from '../../src/i18n/resources'
-import { createI18n } from '../../src/i18n/setup'
+import { createI18n } from '../../src/i18n/bundled'
 
 let daemon: MockDaemon
 
