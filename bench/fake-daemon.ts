@@ -373,12 +373,16 @@ export async function startFakeDaemon({ appDir, peerDir }: { appDir: string; pee
       unexpected.length = 0
     },
     run: () => live?.record,
-    waitForDone(timeoutMs) {
+    async waitForDone(timeoutMs) {
+      // A busy page may post the send a while after Enter: wait for it, within the same budget.
+      const until = Date.now() + timeoutMs
+      const sendBy = Math.min(until, Date.now() + SEND_WAIT_MS)
+      while (!live && Date.now() < sendBy) await new Promise((resolve) => setTimeout(resolve, 20))
+      const run = live
+      if (!run) throw new Error(`no run was started (the send did not reach the daemon within ${SEND_WAIT_MS / 1000} s)`)
+      if (run.record.lastDeltaAt !== undefined) return run.record
       return new Promise((resolve, reject) => {
-        const run = live
-        if (!run) return reject(new Error('no run was started (the send never reached the daemon)'))
-        if (run.record.lastDeltaAt !== undefined) return resolve(run.record)
-        const timer = setTimeout(() => reject(new Error(`the stream did not finish within ${timeoutMs} ms`)), timeoutMs)
+        const timer = setTimeout(() => reject(new Error(`the stream did not finish within ${timeoutMs} ms`)), Math.max(1, until - Date.now()))
         run.doneWaiters.push(() => {
           clearTimeout(timer)
           resolve(run.record)
@@ -392,6 +396,9 @@ export async function startFakeDaemon({ appDir, peerDir }: { appDir: string; pee
     },
   }
 }
+
+/** How long after Enter the send may take to reach the daemon. */
+const SEND_WAIT_MS = 30_000
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = []

@@ -144,6 +144,7 @@ const STREAM_FIGURES: Figure[] = [
   { key: 'heapBeforeMB', label: 'JS heap before the send', unit: 'MB', read: field('heapBeforeMB') },
   { key: 'attachMs', label: 'send → event stream opened', unit: 'ms', digits: 0, read: field('attachMs') },
   { key: 'streamMs', label: 'stream length at the daemon', unit: 'ms', digits: 0, read: field('streamMs') },
+  { key: 'historyReads', label: 'history reads after the send', unit: 'count', digits: 0, read: field('historyReads') },
 ]
 
 const HISTORY_FIGURES: Figure[] = [
@@ -332,6 +333,7 @@ function describe(results: Results, baseline: Results | undefined): { tables: st
       { scenario: label, name: 'no long task over 50 ms', value: `${fmt(m('rebound', 'longTaskCount'), 0)} long tasks`, holds: atMost(m('rebound', 'longTaskCount'), 0) },
       { scenario: label, name: 'rAF interval p99 ≤ 20 ms', value: `${fmt(m('rebound', 'rafP99Ms'))} ms`, holds: atMost(m('rebound', 'rafP99Ms'), 20) },
       { scenario: label, name: 'final text within 50 ms of the last delta', value: `${fmt(m('rebound', 'finalMs'), 0)} ms`, holds: atMost(m('rebound', 'finalMs'), 50) },
+      { scenario: label, name: 'at most one history read per send', value: `${fmt(m('rebound', 'historyReads'), 0)} reads`, holds: atMost(m('rebound', 'historyReads'), 1) },
       {
         scenario: label,
         name: 'peak heap ≤ 2× the throttled peer’s',

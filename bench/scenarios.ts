@@ -88,6 +88,8 @@ export type StreamResult = {
   attachMs: number | undefined
   streamMs: number
   connections: number
+  /** History reads (GET …/messages) from the send's arrival at the daemon to the end of the run's tail. */
+  historyReads: number
   typing?: TypingResult
   quietBeforeSend: boolean
 }
@@ -189,6 +191,7 @@ export async function streamRun(
         attachMs: record.attachAt !== undefined ? record.attachAt - record.postAt : undefined,
         streamMs: (record.lastDeltaAt ?? NaN) - (record.firstDeltaAt ?? NaN),
         connections: record.connections,
+        historyReads: daemon.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/messages') && r.at >= record.postAt).length,
         quietBeforeSend: quiet,
         ...(typingResult ? { typing: typingResult } : {}),
       }

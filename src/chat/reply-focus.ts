@@ -143,7 +143,7 @@ function elementsOf(refs: ReplyFocusRefs): ReplyElements {
  * Binds one reply to the focus store: it registers its article, serves the wishes meant for it
  * after each commit, and hands focus on when it goes. Returns the two ways to make a wish.
  */
-export function useReplyFocus(anchorId: string | undefined, messageId: string, refs: ReplyFocusRefs) {
+export function useReplyFocus(anchorId: string | undefined, replyId: string, refs: ReplyFocusRefs) {
   const focus = replyFocusOf(useChatRuntime())
   const held = useRef<Held>({ element: null, inRetry: false })
 
@@ -151,7 +151,7 @@ export function useReplyFocus(anchorId: string | undefined, messageId: string, r
     const article = refs.article.current
     if (!anchorId || !article) return
     const record = held.current
-    focus.show(anchorId, messageId, article)
+    focus.show(anchorId, replyId, article)
     const onFocusIn = (event: FocusEvent) => {
       if (!(event.target instanceof HTMLElement)) return
       record.element = event.target
@@ -167,23 +167,23 @@ export function useReplyFocus(anchorId: string | undefined, messageId: string, r
       article.removeEventListener('focusin', onFocusIn)
       article.removeEventListener('focusout', onFocusOut)
       // Runs before React removes the reply's elements, so focus is still where it was.
-      focus.hide(anchorId, messageId, elementsOf(refs))
+      focus.hide(anchorId, replyId, elementsOf(refs))
     }
-  }, [anchorId, focus, messageId, refs])
+  }, [anchorId, focus, replyId, refs])
 
   useLayoutEffect(() => {
-    if (anchorId) focus.settle(anchorId, messageId, elementsOf(refs), held.current)
+    if (anchorId) focus.settle(anchorId, replyId, elementsOf(refs), held.current)
   })
 
   return useMemo(
     () => ({
       ask: (target: FocusTarget) => {
-        if (anchorId) focus.ask(anchorId, messageId, target)
+        if (anchorId) focus.ask(anchorId, replyId, target)
       },
       askSuccessor: () => {
-        if (anchorId) focus.askSuccessor(anchorId, messageId)
+        if (anchorId) focus.askSuccessor(anchorId, replyId)
       },
     }),
-    [anchorId, focus, messageId],
+    [anchorId, focus, replyId],
   )
 }

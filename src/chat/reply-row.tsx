@@ -6,6 +6,7 @@ import { AgentReply } from './agent-reply'
 import { useReplyFocus, type ReplyFocusRefs } from './reply-focus'
 import { RetryStatus } from './retry-status'
 import { Tier1Status } from './tier1-status'
+import { replyKey } from './transcript-model'
 import { useChatRuntime } from './runtime'
 import { useLiveRun, useRetryFor } from './use-core'
 
@@ -34,7 +35,7 @@ export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, fo
   const anchorId = message.reply_to
   const snapshot = useRetryFor(sessionId, anchorId)
   const [refs] = useState<ReplyFocusRefs>(() => ({ article: createRef(), regenerate: createRef(), retryLine: createRef() }))
-  const focus = useReplyFocus(anchorId, message.id, refs)
+  const focus = useReplyFocus(anchorId, replyKey(message), refs)
   const view = snapshot && belongsTo(snapshot, shown) ? retryView(snapshot, clock.now()) : undefined
   const retryBox =
     view && view.status !== 'idle' ? (

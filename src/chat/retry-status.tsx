@@ -61,7 +61,7 @@ export function RetryStatus({ view, now: fixedNow, daemonAttempts, onRetryNow, o
       line = view.waitingForNetwork ? t('robust.waitingForNetwork') : t('retry.countdown', { seconds: countdownSeconds(deadline - now) })
       break
     case 'paused':
-      line = view.waitingForNetwork ? t('robust.waitingForNetwork') : t('retry.after', { time: formatClockTime(deadline, now, i18n.language) })
+      line = view.waitingForNetwork ? t('robust.waitingForNetwork') : t('retry.after', { time: formatClockTime(deadline, now, i18n.language, t('robust.noResetTime')) })
       break
     case 'dispatching':
       line = t('retry.dispatching')

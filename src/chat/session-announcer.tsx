@@ -93,7 +93,7 @@ function wordFailure(t: TFunction, error: WireError | undefined, arming: Arming 
   if (!/[.!?。！？…]$/.test(reason)) reason += t('announce.fullStop')
   if (!arming) return t('announce.failed', { reason })
   if (arming.kind === 'armed') return t('announce.failedArmed', { reason, attempt: arming.attempt, seconds: countdownSeconds(arming.remainingMs) })
-  return t('announce.failedPaused', { reason, attempt: arming.attempt, time: formatClockTime(arming.deadline, at, lng) })
+  return t('announce.failedPaused', { reason, attempt: arming.attempt, time: formatClockTime(arming.deadline, at, lng, t('robust.noResetTime')) })
 }
 
 function wordRetry(t: TFunction, announcement: RetryAnnouncement, at: number, lng: string): string {
@@ -101,7 +101,7 @@ function wordRetry(t: TFunction, announcement: RetryAnnouncement, at: number, ln
     case 'armed':
       return t('retry.announceArmed', { attempt: announcement.attempt, seconds: countdownSeconds(announcement.remainingMs) })
     case 'paused':
-      return t('retry.announcePaused', { attempt: announcement.attempt, time: formatClockTime(announcement.deadline, at, lng) })
+      return t('retry.announcePaused', { attempt: announcement.attempt, time: formatClockTime(announcement.deadline, at, lng, t('robust.noResetTime')) })
     case 'cancelled':
       return t('retry.announceCancelled')
     case 'refused':

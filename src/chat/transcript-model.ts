@@ -10,6 +10,14 @@ export type TranscriptItem =
   | { kind: 'pending'; key: string; entry: OutboxEntry }
   | { kind: 'agent'; key: string; message: Message; earlier: Message[]; followers: Record<string, Message[]>; isLatest: boolean }
 
+/**
+ * What identifies a reply on screen: its run. A reply shown from a send's receipt has a stand-in
+ * id until history gives its own, and keeps its row (and any focus wish on it) across the change.
+ */
+export function replyKey(reply: Message): string {
+  return reply.run_id ? `run:${reply.run_id}` : reply.id
+}
+
 export function buildTranscript(messages: readonly Message[], pending: readonly OutboxEntry[]): TranscriptItem[] {
   const items: TranscriptItem[] = []
   const superseded = new Map<string, Message[]>()
@@ -37,7 +45,7 @@ export function buildTranscript(messages: readonly Message[], pending: readonly 
     else
       items.push({
         kind: 'agent',
-        key: m.id,
+        key: replyKey(m),
         message: m,
         earlier: m.reply_to ? (superseded.get(m.reply_to) ?? []) : [],
         followers,

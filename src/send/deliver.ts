@@ -30,7 +30,11 @@ export type SendRuntime = {
 export const sendLockName = (clientMessageId: string) => `${LOCK_PREFIX}send.${clientMessageId}`
 
 export type SendOutcome =
-  | { kind: 'accepted'; messageId: string }
+  /**
+   * The daemon has the message. `run` is there when its receipt was read (the run it started and
+   * whether it waits in a queue); a message found in history after a lost answer has none.
+   */
+  | { kind: 'accepted'; messageId: string; run?: { id: string; queued: boolean } }
   | { kind: 'refused'; error: RefusalError }
   | { kind: 'not_sent' }
 
@@ -53,7 +57,7 @@ export async function deliver(runtime: SendRuntime, entry: OutboxEntry, { triedB
   for (let attempt = 1; attempt <= 2; attempt++) {
     try {
       const receipt = await client.sendMessage(entry.sessionId, body)
-      return { kind: 'accepted', messageId: receipt.message_id }
+      return { kind: 'accepted', messageId: receipt.message_id, run: { id: receipt.run_id, queued: receipt.queued } }
     } catch (error) {
       if (error instanceof RefusalError && error.code === 'message_duplicate') return findOwn(runtime, entry)
       // A 2xx whose receipt cannot be read: the daemon said yes, in words this client cannot
@@ -110,8 +114,8 @@ export function isInFlight(runtime: SendRuntime, clientMessageId: string): boole
 }
 
 export type SendHooks = {
-  /** Called once the daemon has accepted the entry, before it leaves the outbox (e.g. to read history again). */
-  onAccepted?: (entry: OutboxEntry, messageId: string) => Promise<unknown> | void
+  /** Called once the daemon has accepted the entry, before it leaves the outbox (e.g. to show it in history). */
+  onAccepted?: (entry: OutboxEntry, accepted: Extract<SendOutcome, { kind: 'accepted' }>) => Promise<unknown> | void
 }
 
 export type SendEntryOptions = {
@@ -161,7 +165,7 @@ async function sendHeld(runtime: SendRuntime, entry: OutboxEntry, hooks: SendHoo
     if (outcome.kind === 'accepted') {
       outbox.update(entry.clientMessageId, { acceptedMessageId: outcome.messageId })
       try {
-        await hooks.onAccepted?.(entry, outcome.messageId)
+        await hooks.onAccepted?.(entry, outcome)
       } catch {
         // Accepted is accepted: a failed history read after it is the transcript's concern.
       }

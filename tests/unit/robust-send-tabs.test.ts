@@ -93,7 +93,7 @@ describe('two tabs, one outbox', () => {
       sendEntry(a, a.outbox.get(entry.clientMessageId)!, {}, { expect: 'not_sent' }),
       sendEntry(b, b.outbox.get(entry.clientMessageId)!, {}, { expect: 'not_sent' }),
     ])
-    expect([fromA, fromB].filter(Boolean)).toEqual([{ kind: 'accepted', messageId: expect.any(String) }])
+    expect([fromA, fromB].filter(Boolean)).toEqual([{ kind: 'accepted', messageId: expect.any(String), run: { id: expect.any(String), queued: false } }])
     expect(posts() - before).toBe(1)
     await tick()
     expect(a.outbox.entries()).toEqual([])

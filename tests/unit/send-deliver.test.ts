@@ -65,7 +65,7 @@ describe('deliver()', () => {
   it('is accepted on the first answer, with one POST', async () => {
     const { runtime, sendMessage, listMessages } = scripted([receipt('msg_9')])
     const entry = entryFor(runtime)
-    await expect(deliver(runtime, entry)).resolves.toEqual({ kind: 'accepted', messageId: 'msg_9' })
+    await expect(deliver(runtime, entry)).resolves.toEqual({ kind: 'accepted', messageId: 'msg_9', run: { id: 'run_1', queued: false } })
     expect(sendMessage).toHaveBeenCalledTimes(1)
     expect(sendMessage).toHaveBeenCalledWith(SID, { content: 'hello', client_message_id: 'cid-1' })
     expect(listMessages).not.toHaveBeenCalled()
@@ -73,7 +73,7 @@ describe('deliver()', () => {
 
   it('retries a transport error once, with the same body and id', async () => {
     const { runtime, sendMessage } = scripted([lost(), receipt()])
-    await expect(deliver(runtime, entryFor(runtime))).resolves.toEqual({ kind: 'accepted', messageId: 'msg_1' })
+    await expect(deliver(runtime, entryFor(runtime))).resolves.toEqual({ kind: 'accepted', messageId: 'msg_1', run: { id: 'run_1', queued: false } })
     expect(sendMessage.mock.calls).toEqual([
       [SID, { content: 'hello', client_message_id: 'cid-1' }],
       [SID, { content: 'hello', client_message_id: 'cid-1' }],
@@ -155,7 +155,7 @@ describe('sendEntry()', () => {
     const { runtime, sendMessage } = scripted([receipt()])
     const entry = entryFor(runtime)
     const [first, second] = await Promise.all([sendEntry(runtime, entry), sendEntry(runtime, entry)])
-    expect(first).toEqual({ kind: 'accepted', messageId: 'msg_1' })
+    expect(first).toEqual({ kind: 'accepted', messageId: 'msg_1', run: { id: 'run_1', queued: false } })
     expect(second).toBeUndefined()
     expect(sendMessage).toHaveBeenCalledTimes(1)
   })
@@ -174,7 +174,7 @@ describe('sendEntry()', () => {
   it('still reports accepted when the history read after it fails', async () => {
     const { runtime } = scripted([receipt()])
     const outcome = await sendEntry(runtime, entryFor(runtime), { onAccepted: () => Promise.reject(lost()) })
-    expect(outcome).toEqual({ kind: 'accepted', messageId: 'msg_1' })
+    expect(outcome).toEqual({ kind: 'accepted', messageId: 'msg_1', run: { id: 'run_1', queued: false } })
     expect(runtime.outbox.entries()).toEqual([])
   })
 

@@ -3,6 +3,7 @@
  * server state: the live-run store is laid over it where a message is shown, never written in.
  */
 import { queryOptions, type QueryClient } from '@tanstack/react-query'
+import type { Message } from '../../wire/types'
 import type { ChatRuntime } from '../runtime'
 
 export const chatKeys = {
@@ -38,4 +39,59 @@ export async function refreshSession(queryClient: QueryClient, sessionId: string
   // that follows starts after the change.
   await queryClient.cancelQueries({ queryKey: key })
   await queryClient.invalidateQueries({ queryKey: key })
+}
+
+/** An accepted send, as far as its receipt tells. */
+export type AcceptedSend = {
+  sessionId: string
+  messageId: string
+  clientMessageId: string
+  content: string
+  run: { id: string; queued: boolean }
+  /** When it was accepted (the client's clock: only shown until history is read). */
+  at: number
+}
+
+/** The id a reply has in the cache until history gives its own: the stream's `start` names it, the end read brings it. */
+export const awaitedReplyId = (runId: string) => `awaited:${runId}`
+
+/**
+ * Shows an accepted send from its receipt, without reading history: the operator message as sent
+ * and its reply as its run begins, laid at the end of the cached history. The run follower sees
+ * the reply's run and follows it; the one history read of this send comes when the run ends (it
+ * carries the persisted outcome). Returns false when this cannot stand in for a read: no history
+ * read yet, or one on its way that left before the send and would drop what is written here.
+ * The session list is read again either way (its status and first-message title follow).
+ */
+export function showAcceptedSend(queryClient: QueryClient, sent: AcceptedSend): boolean {
+  void queryClient.invalidateQueries({ queryKey: chatKeys.sessions })
+  const key = chatKeys.messages(sent.sessionId)
+  const state = queryClient.getQueryState<Message[]>(key)
+  if (!state?.data || state.fetchStatus !== 'idle') return false
+  queryClient.setQueryData<Message[]>(key, (messages) => {
+    // Already there (another tab's news was read first): history's copy stands.
+    if (!messages || messages.some((m) => m.id === sent.messageId || m.run_id === sent.run.id)) return messages
+    const operator: Message = {
+      id: sent.messageId,
+      session_id: sent.sessionId,
+      role: 'operator',
+      content: sent.content,
+      created_at: sent.at,
+      superseded: false,
+      client_message_id: sent.clientMessageId,
+    }
+    const reply: Message = {
+      id: awaitedReplyId(sent.run.id),
+      session_id: sent.sessionId,
+      role: 'agent',
+      content: '',
+      created_at: sent.at,
+      superseded: false,
+      reply_to: sent.messageId,
+      run_id: sent.run.id,
+      status: sent.run.queued ? 'queued' : 'streaming',
+    }
+    return [...messages, operator, reply]
+  })
+  return true
 }

@@ -1,15 +1,15 @@
 /**
  * Sending from a session view: new text, Send again for a parked entry, and Edit (take the text
  * back). The rules (one id per send, the outbox, the 409 and history look-ups) are in
- * src/send/deliver.ts; this hook binds them to the session and owns the history read that follows
- * an accepted send.
+ * src/send/deliver.ts; this hook binds them to the session and shows an accepted send from its
+ * receipt (history is read once, when its run ends).
  */
 import { useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react'
 import { newEntry, resumeSends, sendEntry, takeBack, type SendHooks, type SendOutcome } from '../../send/deliver'
 import type { OutboxEntry } from '../../send/outbox'
 import { useChatRuntime } from '../runtime'
-import { refreshSession } from './queries'
+import { refreshSession, showAcceptedSend } from './queries'
 
 export type SendApi = {
   /** Sends new text. Resolves once the daemon's answer is known; never sends a second copy. */
@@ -30,10 +30,22 @@ export function useSend(sessionId: string | undefined): SendApi {
 
   const hooks = useMemo<SendHooks>(
     () => ({
-      onAccepted: (entry) => {
+      onAccepted: (entry, { messageId, run }) => {
         // The other tabs on this session show the message and follow its run too.
         runtime.historyChanged(entry.sessionId)
-        return refreshSession(queryClient, entry.sessionId)
+        // The receipt says what a read would: the message and the run it started. A message found
+        // in history after a lost answer comes without a receipt, and history is read.
+        const shown =
+          run !== undefined &&
+          showAcceptedSend(queryClient, {
+            sessionId: entry.sessionId,
+            messageId,
+            clientMessageId: entry.clientMessageId,
+            content: entry.content,
+            run,
+            at: runtime.clock.now(),
+          })
+        return shown ? undefined : refreshSession(queryClient, entry.sessionId)
       },
     }),
     [queryClient, runtime],
