@@ -358,7 +358,8 @@ for (const lang of LANGS) {
             await runClockUntil(page, async () => (await screenNow(page)).retry === 'cancelled')
           } else {
             const waitMs = tier2.shows === 'armed' ? tier2.seconds * 1000 : tier2.minutes * 60_000
-            await runClockUntil(page, async () => (await screenNow(page)).status === 'complete', { stepMs: 500, maxMs: waitMs + 30_000 })
+            // Steps of a fiftieth of the wait: nothing is read before the end, and a long wait takes few steps.
+            await runClockUntil(page, async () => (await screenNow(page)).status === 'complete', { stepMs: Math.max(250, waitMs / 50), maxMs: waitMs + 30_000 })
           }
         }
 
