@@ -120,7 +120,7 @@ export type MockDaemon = {
 
 const DEFAULT_DELTA_DELAY_MS = 40
 /** Deltas streamed by `code:CODE`, `unknown_code` and `raw` before their error. */
-const DELTAS_BEFORE_ERROR = 3
+export const DELTAS_BEFORE_ERROR = 3
 
 type StoredRun = MockRun & { events: StreamEvent[] }
 

@@ -197,6 +197,9 @@ export async function planFaults(page: Page, faults: string[]): Promise<void> {
   await page.evaluate((f) => window.__mockDaemon?.plan(f), faults)
 }
 
+/** A regenerate request in `requestLog`: what tier 2 sends when its countdown fires. */
+export const REGENERATE_REQUEST = /^POST \/api\/v1\/sessions\/[^/]+\/messages\/[^/]+\/regenerate$/
+
 /** Requests the daemon received, as "METHOD /path", optionally filtered. */
 export async function requestLog(page: Page, pattern?: RegExp): Promise<string[]> {
   const { requests } = await daemonState(page)
