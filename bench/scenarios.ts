@@ -36,7 +36,7 @@ export type StreamSettings = {
 }
 
 /** What a trace records: the main thread's tasks, V8 (GC included) and Blink's rendering steps. */
-const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'blink', 'blink.user_timing', 'loading']
+const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'blink', 'blink.user_timing', 'loading', 'disabled-by-default-v8.cpu_profiler']
 
 /** The composer is `#composer-input` in both apps; Enter sends. */
 const COMPOSER = '#composer-input'

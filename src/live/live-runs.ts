@@ -80,6 +80,35 @@ export const frameOrTimeout: FlushScheduler = (flush) => {
   }
 }
 
+/**
+ * Shortest gap between two flushes while text streams in. Every flush is a commit, and a commit of
+ * a growing reply costs layout, paint and compositing of the page; one every 50 ms reads as live
+ * (twenty updates a second) and leaves most frames to the operator's typing and scrolling. A
+ * run's end, and anything after a pause, is shown at the next frame.
+ */
+export const STREAM_FLUSH_GAP_MS = 50
+
+/** `frameOrTimeout`, at most once per `gapMs`: a flush due sooner waits out the gap first. */
+export function pacedFrames(gapMs: number, clock: { now(): number } = Date, next: FlushScheduler = frameOrTimeout): FlushScheduler {
+  let lastAt = -Infinity
+  return (flush) => {
+    const run = () => {
+      lastAt = clock.now()
+      flush()
+    }
+    const wait = lastAt + gapMs - clock.now()
+    if (wait <= 0) return next(run)
+    let cancelNext: (() => void) | undefined
+    const timer = setTimeout(() => {
+      cancelNext = next(run)
+    }, wait)
+    return () => {
+      clearTimeout(timer)
+      cancelNext?.()
+    }
+  }
+}
+
 type Entry = {
   /** The working record, changed in place per frame; never handed out. */
   state: Omit<LiveRun, 'content'>
@@ -109,7 +138,7 @@ export type LiveRunStoreOptions = {
 
 const isActive = (status: MessageStatus) => status === 'queued' || status === 'streaming'
 
-export function createLiveRunStore({ store, clock = Date, schedule = frameOrTimeout, fromDaemon = (ms) => ms }: LiveRunStoreOptions) {
+export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames(STREAM_FLUSH_GAP_MS, clock), fromDaemon = (ms) => ms }: LiveRunStoreOptions) {
   const entries = new Map<string, Entry>()
   const listeners = new Map<string, Set<() => void>>()
   /** Attempts tier 1 made in each run it retried; kept after the run's record is let go. */

@@ -55,3 +55,30 @@ describe('createCodeHighlighter', () => {
     expect(imported()).toEqual([])
   })
 })
+
+describe('tokenizing in steps', () => {
+  it('colours long code exactly as one pass would, across a comment and a string that span steps', async () => {
+    const { spies } = spiedLoaders()
+    const highlighter = createCodeHighlighter(spies)
+    const body = Array.from({ length: 30 }, (_, i) => `  const v${i} = compute(${i}) // step ${i}`)
+    // A block comment and a template string each open in one step of eight lines and close in the next.
+    const code = ['/**', ' * Opens here', ...body.slice(0, 5), ' * closes later', ' */', 'const t = `line one', ...body.slice(5, 12), 'end ${x}`', ...body.slice(12)].join('\n')
+    const stepped = await highlighter.highlight(code, 'typescript')
+
+    const { createHighlighterCore } = await import('shiki/core')
+    const { createJavaScriptRawEngine } = await import('shiki/engine/javascript')
+    const light = (await import('shiki/themes/github-light-high-contrast.mjs')).default
+    const dark = (await import('shiki/themes/github-dark-high-contrast.mjs')).default
+    const grammar = (await GRAMMAR_LOADERS.typescript()).default
+    const core = await createHighlighterCore({ themes: [structuredClone(light), structuredClone(dark)], langs: [structuredClone(grammar)], engine: createJavaScriptRawEngine() })
+    const once = core
+      .codeToTokens(code, { lang: 'typescript', themes: { light: 'github-light-high-contrast', dark: 'github-dark-high-contrast' }, defaultColor: false })
+      .tokens.map((line) => line.map((token) => (token.htmlStyle ? { content: token.content, style: token.htmlStyle } : { content: token.content })))
+
+    expect(stepped).toHaveLength(code.split('\n').length)
+    expect(stepped).toEqual(once)
+    // The line inside the template string is coloured as a string, not as code.
+    const inside = stepped[code.split('\n').indexOf(body[5]!)]!
+    expect(inside.every((token) => token.style?.['--shiki-light'] === inside[0]!.style?.['--shiki-light'])).toBe(true)
+  })
+})

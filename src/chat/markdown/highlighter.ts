@@ -1,12 +1,13 @@
 /**
- * Code highlighting with Shiki's fine-grained core and its JavaScript regex engine: no WASM, so a
- * strict Content-Security-Policy needs no 'wasm-unsafe-eval'. This module is its own chunk, loaded
- * with the first code block a reply finishes; each grammar is a further chunk (see languages.ts).
+ * Code highlighting with Shiki's fine-grained core, its JavaScript engine and precompiled
+ * grammars: no WASM, so a strict Content-Security-Policy needs no 'wasm-unsafe-eval'. This module
+ * is its own chunk, loaded with the first code block a reply finishes; each grammar is a further
+ * chunk (see languages.ts).
  *
  * The result is tokens, not HTML: the code block renders them as React elements.
  */
-import { createHighlighterCore, type HighlighterCore } from 'shiki/core'
-import { createJavaScriptRegexEngine } from 'shiki/engine/javascript'
+import { createHighlighterCore, type GrammarState, type HighlighterCore } from 'shiki/core'
+import { createJavaScriptRawEngine } from 'shiki/engine/javascript'
 // The high-contrast GitHub themes: every token reads at 4.5:1 or more on the code block's own
 // background (the plain github-light comment and keyword colours fall just short of it).
 import githubDark from 'shiki/themes/github-dark-high-contrast.mjs'
@@ -27,6 +28,15 @@ export type CodeHighlighter = {
 const MAX_HIGHLIGHTED_LENGTH = 100_000
 /** Lines longer than this (minified code, data) are left plain within highlighted code. */
 const MAX_TOKENIZED_LINE = 2_000
+
+/** Lines tokenized in one step; the grammar's state carries over to the next step. */
+const LINES_PER_STEP = 8
+/**
+ * Tokenizing runs in slices of about this long, with a task between them: a long block, or the
+ * first block of a language (its patterns are compiled as the tokenizer meets them), is many
+ * short tasks, never one long one.
+ */
+const SLICE_MS = 8
 
 /** Lets the page paint and handle input between two code blocks. */
 function nextTask(): Promise<void> {
@@ -50,8 +60,10 @@ export function createCodeHighlighter(loaders: Record<LanguageId, () => Promise<
       // every highlighter made in the same JavaScript realm (tests make several).
       themes: [structuredClone(githubLight), structuredClone(githubDark)],
       langs: [],
-      // `forgiving`: a pattern the engine cannot translate only goes uncoloured, never throws.
-      engine: createJavaScriptRegexEngine({ forgiving: true }),
+      // The grammars come precompiled (their Oniguruma patterns already JavaScript RegExps), so
+      // nothing is translated in the browser: translating them as the tokenizer met them was a
+      // long task on the first block of each language.
+      engine: createJavaScriptRawEngine(),
     }))
 
   const loadGrammar = (highlighter: HighlighterCore, language: LanguageId): Promise<void> => {
@@ -70,15 +82,29 @@ export function createCodeHighlighter(loaders: Record<LanguageId, () => Promise<
     await nextTask()
     const highlighter = await getCore()
     await loadGrammar(highlighter, language)
-    const { tokens } = highlighter.codeToTokens(code, {
+    const options = {
       lang: language,
       themes: { light: 'github-light-high-contrast', dark: 'github-dark-high-contrast' },
       // Both themes as custom properties (--shiki-light, --shiki-dark); markdown.css picks one
       // with prefers-color-scheme, as the app's own colours do.
       defaultColor: false,
       tokenizeMaxLineLength: MAX_TOKENIZED_LINE,
-    })
-    return tokens.map((line) => line.map((token) => (token.htmlStyle ? { content: token.content, style: token.htmlStyle } : { content: token.content })))
+    } as const
+    const lines = code.split('\n')
+    const out: HighlightedLine[] = []
+    let state: GrammarState | undefined
+    let sliceFrom = performance.now()
+    for (let from = 0; from < lines.length; from += LINES_PER_STEP) {
+      const step = lines.slice(from, from + LINES_PER_STEP).join('\n')
+      const result = highlighter.codeToTokens(step, state ? { ...options, grammarState: state } : options)
+      state = result.grammarState
+      for (const line of result.tokens) out.push(line.map((token) => (token.htmlStyle ? { content: token.content, style: token.htmlStyle } : { content: token.content })))
+      if (performance.now() - sliceFrom >= SLICE_MS) {
+        await nextTask()
+        sliceFrom = performance.now()
+      }
+    }
+    return out
   }
 
   return {
