@@ -370,6 +370,12 @@ function describe(results: Results, baseline: Results | undefined): { tables: st
         holds: atMost(m('rebound', 'lastPaintedMs'), peerLoad === undefined ? undefined : peerLoad / 2),
       },
       { scenario: 'history', name: 'no long task while scrolling', value: `${fmt(m('rebound', 'scrollLongTaskCount'), 0)} long tasks`, holds: atMost(m('rebound', 'scrollLongTaskCount'), 0) },
+      {
+        scenario: 'history',
+        name: 'expanding earlier versions does not move its button',
+        value: `${fmt(m('rebound', 'expandJumpPx'), 0)} px`,
+        holds: atMost(m('rebound', 'expandJumpPx') === undefined ? undefined : Math.abs(m('rebound', 'expandJumpPx') as number), 0.5),
+      },
     )
   }
 

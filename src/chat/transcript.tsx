@@ -21,6 +21,25 @@ const ESTIMATED_ROW_PX = 140
 const OVERSCAN = 6
 /** How close to the end still counts as reading the latest. */
 const PIN_SLACK_PX = 48
+/** How long a disclosure the operator toggled is held under the pointer while what it opened settles (lazy Markdown, highlighting). */
+const HOLD_MS = 800
+
+/**
+ * Keeps a control the operator just toggled (earlier versions) where it is on screen: the end
+ * anchoring would otherwise move it by the height of what it opened. Corrects the scroll each
+ * frame for a moment, as the opened content is measured and rendered.
+ */
+function holdInPlace(scroller: HTMLElement, control: HTMLElement): void {
+  const top = control.getBoundingClientRect().top
+  const until = performance.now() + HOLD_MS
+  const step = () => {
+    if (!control.isConnected) return
+    const drift = control.getBoundingClientRect().top - top
+    if (Math.abs(drift) >= 1) scroller.scrollTop += drift
+    if (performance.now() < until) requestAnimationFrame(step)
+  }
+  requestAnimationFrame(step)
+}
 
 /**
  * Where there is no layout (a test DOM), the log has no height: report a tall one so every row
@@ -121,6 +140,10 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
         aria-label={t('transcript.label')}
         aria-live="off"
         aria-busy={loading}
+        onClickCapture={(event) => {
+          const control = (event.target as Element).closest('[aria-expanded]')
+          if (control instanceof HTMLElement && scrollRef.current) holdInPlace(scrollRef.current, control)
+        }}
         onFocus={(event) => {
           const row = (event.target as Element).closest('[data-index]')
           setFocusedRow(row ? Number(row.getAttribute('data-index')) : undefined)
