@@ -8,6 +8,15 @@ import { z } from 'zod/mini'
 import type { KeyedStore } from '../storage/keyed-store'
 
 export const BOARD_NAMESPACE = 'retry-board'
+/** The board's keys in the order they were first written, so the oldest can be let go. */
+export const BOARD_INDEX_NAMESPACE = 'retry-board-index'
+/**
+ * Records kept at most, besides those still in play. An episode at rest (cancelled, dismissed,
+ * settled) is only needed while its failure may still be at the tail; the cancelled failures
+ * themselves are remembered apart (the scheduler's cancelled list), so an old record can go.
+ */
+export const BOARD_LIMIT = 100
+const AT_REST: readonly BoardPhase[] = ['cancelled', 'dismissed', 'settled']
 
 /**
  * Where an anchor's episode stands, as the tabs agree on it:
@@ -50,13 +59,35 @@ export type RetryBoard = {
 const keyOf = (sessionId: string, anchorId: string) => `${encodeURIComponent(sessionId)}.${encodeURIComponent(anchorId)}`
 
 export function createRetryBoard(store: KeyedStore): RetryBoard {
-  const slot = (sessionId: string, anchorId: string) => store.slot(BOARD_NAMESPACE, keyOf(sessionId, anchorId), recordSchema)
+  const slotAt = (key: string) => store.slot(BOARD_NAMESPACE, key, recordSchema)
+  const slot = (sessionId: string, anchorId: string) => slotAt(keyOf(sessionId, anchorId))
   const same = (a: BoardRecord | undefined, b: BoardRecord) => a !== undefined && JSON.stringify(a) === JSON.stringify(b)
+  const index = store.slot(BOARD_INDEX_NAMESPACE, 'v1', z.array(z.string()))
+
+  /** Files a new key, and lets the oldest records at rest go once there are more than BOARD_LIMIT. */
+  function remember(key: string): void {
+    const keys = (index.read() ?? []).filter((k) => k !== key)
+    keys.push(key)
+    let excess = keys.length - BOARD_LIMIT
+    const kept: string[] = []
+    for (const k of keys) {
+      const record = excess > 0 && k !== key ? slotAt(k).read() : undefined
+      if (excess > 0 && k !== key && (record === undefined || AT_REST.includes(record.phase))) {
+        if (record !== undefined) slotAt(k).write(undefined)
+        excess--
+      } else kept.push(k)
+    }
+    index.write(kept)
+  }
+
   return {
     read: (sessionId, anchorId) => slot(sessionId, anchorId).read(),
     write(sessionId, anchorId, record) {
       const handle = slot(sessionId, anchorId)
-      if (!same(handle.read(), record)) handle.write(record)
+      const current = handle.read()
+      if (same(current, record)) return
+      handle.write(record)
+      if (current === undefined) remember(keyOf(sessionId, anchorId))
     },
     update(sessionId, anchorId, failureId, patch) {
       const handle = slot(sessionId, anchorId)
