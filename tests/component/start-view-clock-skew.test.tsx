@@ -18,23 +18,13 @@
  */
 import { screen } from '@testing-library/react'
 import { http, HttpResponse } from 'msw'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createTestDaemon } from '../../mocks/node'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { startSkewedDaemonForFile } from '../setup/mock-daemon'
 import { advance, advanceUntil, installFakeClock } from './harness'
 import { renderAppAt, user } from './session-helpers'
 
-let skewMs = 0
-const { daemon, server } = createTestDaemon({ now: () => Date.now() + skewMs })
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
-afterEach(() => {
-  server.resetHandlers()
-  daemon.reset()
-  skewMs = 0
-})
-afterAll(() => {
-  daemon.dispose()
-  server.close()
-})
+/** How far the daemon's clock is from the browser's, per test. */
+const { daemon, server, skew } = startSkewedDaemonForFile()
 
 beforeEach(() => installFakeClock())
 afterEach(() => {
@@ -62,7 +52,7 @@ function loseTheCreate({ land }: { land: boolean }): void {
 
 describe('the first Enter, a lost create answer, and a daemon clock that is off', () => {
   it('a daemon 5 s behind: still one session, the one the lost answer made', async () => {
-    skewMs = -5_000
+    skew.ms = -5_000
     await renderAppAt('/')
     loseTheCreate({ land: true })
     await user().type(screen.getByRole('textbox', { name: 'Message' }), 'One session only{Enter}')
@@ -72,7 +62,7 @@ describe('the first Enter, a lost create answer, and a daemon clock that is off'
   })
 
   it('a daemon 5 s ahead: an untitled session made 4 s before by someone else is not taken for a create that never arrived', async () => {
-    skewMs = 5_000
+    skew.ms = 5_000
     const other = daemon.createSession(undefined)
     if (!other.ok) throw new Error(other.refusal.body.code)
     await advance(4_000)

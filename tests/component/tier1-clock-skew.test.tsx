@@ -17,24 +17,13 @@
  * history are read; the Date header has a one-second resolution, which is enough here.
  */
 import { screen } from '@testing-library/react'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createTestDaemon } from '../../mocks/node'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { startSkewedDaemonForFile } from '../setup/mock-daemon'
 import { advance, advanceUntil, installFakeClock, renderChat } from './harness'
 import { user, wordsOf } from './session-helpers'
 
 /** How far the daemon's clock is from the browser's, per test. */
-let skewMs = 0
-const { daemon, server } = createTestDaemon({ now: () => Date.now() + skewMs })
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
-afterEach(() => {
-  server.resetHandlers()
-  daemon.reset()
-  skewMs = 0
-})
-afterAll(() => {
-  daemon.dispose()
-  server.close()
-})
+const { daemon, skew } = startSkewedDaemonForFile()
 
 beforeEach(() => installFakeClock())
 afterEach(() => vi.useRealTimers())
@@ -56,13 +45,13 @@ describe('tier 1 against a daemon whose clock is off', () => {
   }
 
   it('a daemon 60 s ahead: the 1 s wait reads 1 s, not 61 s', async () => {
-    skewMs = 60_000
+    skew.ms = 60_000
     await sendUnderTier1()
     expect(tier1Line()).toHaveTextContent(waiting1s)
   })
 
   it('a daemon 5 s behind: the 1 s wait counts down and is announced', async () => {
-    skewMs = -5_000
+    skew.ms = -5_000
     await sendUnderTier1()
     expect(tier1Line()).toHaveTextContent(waiting1s)
     expect(liveRegion()).toHaveTextContent(t('tier1.announce', { cause: t('tier1.cause.model_unavailable'), attempt: 2, max: 3 }))

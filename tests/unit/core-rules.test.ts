@@ -14,9 +14,10 @@ import { createLiveRunStore } from '../../src/live/live-runs'
 import { createRunFollower } from '../../src/live/run-follower'
 import { createRetryScheduler, type WakeSource } from '../../src/retry/scheduler'
 import { retryView } from '../../src/retry/view'
-import { createKeyedStore, type StorageBackend } from '../../src/storage/keyed-store'
+import { createKeyedStore } from '../../src/storage/keyed-store'
 import type { CancelReceipt, Message, RegenerateReceipt } from '../../src/wire/types'
 import { failedReply, SID } from './retry-fixtures'
+import { memoryBackend } from './memory-backend'
 
 const NOW = Date.UTC(2026, 6, 1, 12)
 const SECOND = 1000
@@ -29,15 +30,6 @@ function operator(id: string): Message {
 const failed = failedReply
 
 const superseded = (m: Message): Message => ({ ...m, superseded: true })
-
-function memoryBackend(): StorageBackend {
-  const items = new Map<string, string>()
-  return {
-    getItem: (key) => items.get(key) ?? null,
-    setItem: (key, value) => void items.set(key, value),
-    removeItem: (key) => void items.delete(key),
-  }
-}
 
 function schedulerHarness(backend = memoryBackend()) {
   const pending: Array<(receipt: RegenerateReceipt) => void> = []

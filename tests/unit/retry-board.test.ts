@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { BOARD_LIMIT, createRetryBoard, type BoardRecord } from '../../src/retry/shared'
 import { createKeyedStore } from '../../src/storage/keyed-store'
-
-function memoryBackend() {
-  const items = new Map<string, string>()
-  return {
-    items,
-    getItem: (key: string) => items.get(key) ?? null,
-    setItem: (key: string, value: string) => void items.set(key, value),
-    removeItem: (key: string) => void items.delete(key),
-  }
-}
+import { memoryBackend } from './memory-backend'
 
 const record = (phase: BoardRecord['phase'], failureId = 'f'): BoardRecord => ({ failureId, failureCreatedAt: 1, attempt: 1, deadline: 2, paused: false, phase })
 

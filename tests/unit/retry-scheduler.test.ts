@@ -7,9 +7,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { CANCELLED_LIMIT, CANCELLED_NAMESPACE, createRetryScheduler, type WakeSource } from '../../src/retry/scheduler'
 import { retryView } from '../../src/retry/view'
-import { createKeyedStore, storageKey, type StorageBackend } from '../../src/storage/keyed-store'
+import { createKeyedStore, storageKey } from '../../src/storage/keyed-store'
 import type { CancelReceipt, Message, RegenerateReceipt } from '../../src/wire/types'
 import { failedReply, SID } from './retry-fixtures'
+import { memoryBackend } from './memory-backend'
 
 const NOW = Date.UTC(2026, 6, 1, 12)
 const SECOND = 1000
@@ -46,16 +47,6 @@ class Refusal extends Error {
   ) {
     super(`refused: ${code}`)
   }
-}
-
-function memoryBackend() {
-  const items = new Map<string, string>()
-  return {
-    items,
-    getItem: (key: string) => items.get(key) ?? null,
-    setItem: (key: string, value: string) => void items.set(key, value),
-    removeItem: (key: string) => void items.delete(key),
-  } satisfies StorageBackend & { items: Map<string, string> }
 }
 
 /**

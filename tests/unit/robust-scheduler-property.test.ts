@@ -17,10 +17,11 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createRetryScheduler, type RetryScheduler } from '../../src/retry/scheduler'
 import { createRetryBoard } from '../../src/retry/shared'
-import { createKeyedStore, type StorageBackend } from '../../src/storage/keyed-store'
+import { createKeyedStore } from '../../src/storage/keyed-store'
 import { createLocalLocks } from '../../src/storage/locks'
 import { createTabHub } from '../../src/storage/tab-channel'
 import type { Message, RegenerateReceipt } from '../../src/wire/types'
+import { memoryBackend } from './memory-backend'
 
 const NOW = Date.UTC(2026, 6, 1, 12)
 const SID = 'ses_p'
@@ -48,11 +49,6 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('feedStale' as const), tab: tabArb, pick: fc.nat() }) },
 )
 const outcomeArb = fc.constantFrom<Outcome>('accepted', 'accepted', 'lost-after-accept', 'refused', 'unavailable', 'network')
-
-function memoryBackend(): StorageBackend {
-  const items = new Map<string, string>()
-  return { getItem: (k) => items.get(k) ?? null, setItem: (k, v) => void items.set(k, v), removeItem: (k) => void items.delete(k) }
-}
 
 const operator: Message = { id: ANCHOR, session_id: SID, role: 'operator', content: 'q', created_at: NOW - 60_000, superseded: false }
 

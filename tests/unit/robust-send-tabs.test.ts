@@ -8,10 +8,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDaemon } from '../../mocks/node'
 import { createChatRuntime, type ChatRuntime } from '../../src/chat/runtime'
 import { newEntry, resumeSends, sendEntry, takeBack } from '../../src/send/deliver'
-import type { StorageBackend } from '../../src/storage/keyed-store'
 import { createLocalLocks } from '../../src/storage/locks'
 import { createTabHub } from '../../src/storage/tab-channel'
 import { createDaemonClient } from '../../src/wire/http'
+import { memoryBackend } from './memory-backend'
 
 const ORIGIN = 'http://daemon.test'
 const { daemon, server } = createTestDaemon()
@@ -21,11 +21,6 @@ afterAll(() => {
   daemon.dispose()
   server.close()
 })
-
-function memoryBackend(): StorageBackend {
-  const items = new Map<string, string>()
-  return { getItem: (k) => items.get(k) ?? null, setItem: (k, v) => void items.set(k, v), removeItem: (k) => void items.delete(k) }
-}
 
 /** A browser with two tabs on one origin. */
 function browser() {

@@ -8,25 +8,16 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createRetryScheduler, type NetworkSource, type RetryScheduler } from '../../src/retry/scheduler'
 import { createRetryBoard } from '../../src/retry/shared'
 import { retryView, type RetryView } from '../../src/retry/view'
-import { createKeyedStore, type StorageBackend } from '../../src/storage/keyed-store'
+import { createKeyedStore } from '../../src/storage/keyed-store'
 import { createLocalLocks, type LockManagerLike } from '../../src/storage/locks'
 import { createTabHub, type TabHub } from '../../src/storage/tab-channel'
 import type { CancelReceipt, Message, RegenerateReceipt } from '../../src/wire/types'
 import { failedReply, SID } from './retry-fixtures'
+import { memoryBackend } from './memory-backend'
 
 const NOW = Date.UTC(2026, 6, 1, 12)
 const SECOND = 1000
 const MINUTE = 60 * SECOND
-
-function memoryBackend(): StorageBackend & { items: Map<string, string> } {
-  const items = new Map<string, string>()
-  return {
-    items,
-    getItem: (key) => items.get(key) ?? null,
-    setItem: (key, value) => void items.set(key, value),
-    removeItem: (key) => void items.delete(key),
-  }
-}
 
 const operator = (id: string): Message => ({ id, session_id: SID, role: 'operator', content: id, created_at: NOW - MINUTE, superseded: false })
 const failed = failedReply
