@@ -44,6 +44,7 @@ export function baseOptions(extra: InitOptions): InitOptions {
   }
 }
 
+/** A fresh instance bound to react-i18next, mirroring its language on `<html lang>`; with `detect`, the detector too. */
 export function newInstance(detect: boolean | undefined): I18n {
   const instance = i18next.createInstance()
   instance.use(initReactI18next)
@@ -64,7 +65,8 @@ const lazyTables: BackendModule = {
   callbackApi: true,
   init() {},
   read(language, _namespace, callback) {
-    const load = TABLE_LOADERS[toLanguage(language) as keyof typeof TABLE_LOADERS] as (() => Promise<Translation>) | undefined
+    const lang = toLanguage(language)
+    const load = lang === undefined || lang === 'en' ? undefined : TABLE_LOADERS[lang]
     if (!load) {
       callback(null, {})
       return

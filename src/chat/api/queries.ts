@@ -52,22 +52,23 @@ export type AcceptedSend = {
   at: number
 }
 
-/** The id a reply has in the cache until history gives its own: the stream's `start` names it, the end read brings it. */
-export const awaitedReplyId = (runId: string) => `awaited:${runId}`
+/** The id a reply has in the cache until history gives its own (the read at the end of its run). */
+const awaitedReplyId = (runId: string) => `awaited:${runId}`
 
 /**
  * Shows an accepted send from its receipt, without reading history: the operator message as sent
  * and its reply as its run begins, laid at the end of the cached history. The run follower sees
  * the reply's run and follows it; the one history read of this send comes when the run ends (it
  * carries the persisted outcome). Returns false when this cannot stand in for a read: no history
- * read yet, or one on its way that left before the send and would drop what is written here.
- * The session list is read again either way (its status and first-message title follow).
+ * read yet, or one on its way that left before the send and would drop what is written here
+ * (then `refreshSession` is the caller's way). When it returns true the session list is read
+ * again, as `refreshSession` would: its status and first-message title follow.
  */
 export function showAcceptedSend(queryClient: QueryClient, sent: AcceptedSend): boolean {
-  void queryClient.invalidateQueries({ queryKey: chatKeys.sessions })
   const key = chatKeys.messages(sent.sessionId)
   const state = queryClient.getQueryState<Message[]>(key)
   if (!state?.data || state.fetchStatus !== 'idle') return false
+  void queryClient.invalidateQueries({ queryKey: chatKeys.sessions })
   queryClient.setQueryData<Message[]>(key, (messages) => {
     // Already there (another tab's news was read first): history's copy stands.
     if (!messages || messages.some((m) => m.id === sent.messageId || m.run_id === sent.run.id)) return messages

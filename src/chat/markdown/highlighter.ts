@@ -32,8 +32,7 @@ const MAX_TOKENIZED_LINE = 2_000
 /** Lines tokenized in one step; the grammar's state carries over to the next step. */
 const LINES_PER_STEP = 8
 /**
- * Tokenizing runs in slices of about this long, with a task between them: a long block, or the
- * first block of a language (its patterns are compiled as the tokenizer meets them), is many
+ * Tokenizing runs in slices of about this long, with a task between them: a long block is many
  * short tasks, never one long one.
  */
 const SLICE_MS = 8
