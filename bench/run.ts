@@ -10,6 +10,7 @@
  *   npm run bench -- --report bench/baseline.json   the tables of saved results, medians re-taken
  *   npm run bench -- --report bench/results.json --save-baseline   promote saved results to the baseline
  *   npm run bench -- --only stream20 --runs 1 --trace   Chrome traces in bench/.out/traces (see trace-summary.ts)
+ *   npm run bench -- --only stream20 --subjects rebound,peerThrottled   some subjects only (no ratio without the throttled peer)
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
@@ -33,10 +34,10 @@ const PEER_DIR = join(OUT, 'peer')
 const SCENARIOS = ['bundle', 'stream20', 'stream10k', 'history', 'typing', 'retry'] as const
 type ScenarioKey = (typeof SCENARIOS)[number]
 
-type Options = { quick: boolean; runs: number; only: Set<ScenarioKey>; build: boolean; out: string; saveBaseline: boolean; report?: string; trace: boolean }
+type Options = { quick: boolean; runs: number; only: Set<ScenarioKey>; build: boolean; out: string; saveBaseline: boolean; report?: string; trace: boolean; subjects: Set<SubjectKey> }
 
 function parseArgs(argv: string[]): Options {
-  const opts: Options = { quick: false, runs: 3, only: new Set(SCENARIOS), build: true, out: join(BENCH, 'results.json'), saveBaseline: false, trace: false }
+  const opts: Options = { quick: false, runs: 3, only: new Set(SCENARIOS), build: true, out: join(BENCH, 'results.json'), saveBaseline: false, trace: false, subjects: new Set(SUBJECTS.map((s) => s.key)) }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const value = () => {
@@ -55,12 +56,19 @@ function parseArgs(argv: string[]): Options {
     else if (arg === '--save-baseline') opts.saveBaseline = true
     else if (arg === '--report') opts.report = value()
     else if (arg === '--trace') opts.trace = true
+    else if (arg === '--subjects') {
+      const keys = value().split(',')
+      const known = SUBJECTS.map((s) => s.key as string)
+      for (const k of keys) if (!known.includes(k)) throw new Error(`unknown subject "${k}" (known: ${known.join(', ')})`)
+      opts.subjects = new Set(keys as SubjectKey[])
+    }
     else if (arg === '--help' || arg === '-h') {
       console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('*/')[0])
       process.exit(0)
     } else throw new Error(`unknown argument ${arg}`)
   }
   if (opts.quick) opts.runs = 1
+  if (opts.subjects.size < SUBJECTS.length && opts.saveBaseline && !opts.report) throw new Error('a baseline needs every subject')
   if (opts.trace && opts.saveBaseline && !opts.report) throw new Error('a traced run is slowed by the trace: it cannot be the baseline')
   return opts
 }
@@ -509,7 +517,7 @@ async function main() {
       }
     }
     const scenario = (key: 'stream20' | 'stream10k' | 'history' | 'typing', once: (s: Subject, trace: { tracePath?: string }) => Promise<Record<string, unknown>>) =>
-      runBrowserScenario(key, opts.runs, SUBJECTS, FIGURES[key], async (s, i) => {
+      runBrowserScenario(key, opts.runs, SUBJECTS.filter((s) => opts.subjects.has(s.key)), FIGURES[key], async (s, i) => {
         const r = await once(s, opts.trace ? { tracePath: join(OUT, 'traces', `${key}-${s.key}-${i}.json`) } : {})
         noteUnexpected()
         return r

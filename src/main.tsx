@@ -10,6 +10,7 @@ import { createQueryClient, Providers } from './app/providers'
 import { createChatRuntime } from './chat/runtime'
 import { createAppI18n } from './i18n/setup'
 import { createDaemonClient } from './wire/http'
+import { createWorkerFollow } from './wire/worker-follow'
 import './app/styles.css'
 
 async function boot() {
@@ -26,7 +27,12 @@ async function boot() {
       return
     }
   }
-  const runtime = createChatRuntime(createDaemonClient({ baseUrl: __API_BASE__ || window.location.origin }))
+  const baseUrl = __API_BASE__ || window.location.origin
+  const client = createDaemonClient({ baseUrl })
+  // Against a real daemon, runs' event streams are read in a worker, off the main thread. The
+  // in-browser mock daemon answers the page's own requests only, so in mock mode they stay here.
+  const follow = __MOCK_DAEMON__ || typeof Worker === 'undefined' ? undefined : createWorkerFollow({ spawn: spawnStreamWorker, baseUrl, daemonClock: client.daemonClock })
+  const runtime = createChatRuntime(client, undefined, follow ? { follow } : {})
   createRoot(root).render(
     <StrictMode>
       <AppErrorBoundary i18n={i18n}>
@@ -36,6 +42,10 @@ async function boot() {
       </AppErrorBoundary>
     </StrictMode>,
   )
+}
+
+function spawnStreamWorker(): Worker {
+  return new Worker(new URL('./wire/stream.worker.ts', import.meta.url), { type: 'module', name: 'rebound-streams' })
 }
 
 function BootFailure({ title, detail, cause }: { title: string; detail: string; cause: unknown }) {

@@ -1,4 +1,4 @@
-import { useId, useMemo, useState, type KeyboardEvent } from 'react'
+import { memo, useId, useMemo, useState, type KeyboardEvent, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 
 export type FindBarProps<Item> = {
@@ -15,9 +15,10 @@ export const FIND_INPUT_ID = 'find-in-session'
 /**
  * Find in session: the transcript is windowed, so the browser's find-in-page sees only the rows on
  * screen; this searches every message and scrolls to each match. Enter goes to the next match,
- * Shift+Enter to the previous one, Escape clears.
+ * Shift+Enter to the previous one, Escape clears. Memoized: the transcript renders many times a
+ * second while a reply streams, and the field has nothing new to show then.
  */
-export function FindBar<Item>({ items, itemText, onReveal, onClear }: FindBarProps<Item>) {
+export const FindBar = memo(function FindBar<Item>({ items, itemText, onReveal, onClear }: FindBarProps<Item>) {
   const { t, i18n } = useTranslation()
   const [query, setQuery] = useState('')
   const [current, setCurrent] = useState(-1)
@@ -87,4 +88,4 @@ export function FindBar<Item>({ items, itemText, onReveal, onClear }: FindBarPro
       ) : null}
     </div>
   )
-}
+}) as <Item>(props: FindBarProps<Item>) => ReactNode

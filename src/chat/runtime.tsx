@@ -14,6 +14,7 @@ import { browserLocalStorage, browserStorageWatcher, createKeyedStore, type Keye
 import { browserLocks, type LockManagerLike } from '../storage/locks'
 import { browserTabChannel, type TabChannel } from '../storage/tab-channel'
 import type { DaemonClient } from '../wire/http'
+import type { FollowRun } from '../wire/worker-follow'
 
 /** Re-reads a session's history; resolves once the new read is in. */
 export type HistoryRefresher = (sessionId: string) => Promise<unknown>
@@ -58,6 +59,8 @@ export type ChatRuntimeOptions = {
   /** `navigator.onLine` and its events by default. */
   network?: NetworkSource
   wake?: WakeSource
+  /** Reads a run's stream; on the page by default (main.tsx hands in the stream worker's). */
+  follow?: FollowRun
   /** The browser's clock; `Date.now` by default. */
   now?: () => number
 }
@@ -70,7 +73,7 @@ export type ChatRuntimeOptions = {
 export function createChatRuntime(
   client: DaemonClient,
   storage: StorageBackend | undefined = browserLocalStorage(),
-  { tabs: injectedTabs, locks = browserLocks(), network, wake, now = () => Date.now() }: ChatRuntimeOptions = {},
+  { tabs: injectedTabs, locks = browserLocks(), network, wake, follow, now = () => Date.now() }: ChatRuntimeOptions = {},
 ): ChatRuntime {
   const tabs = injectedTabs ?? browserTabChannel()
   const watcher = injectedTabs ? undefined : browserStorageWatcher()
@@ -97,7 +100,7 @@ export function createChatRuntime(
     outbox: createOutbox(store),
     drafts: createDrafts(store),
     live,
-    follower: createRunFollower({ client, live, refreshHistory }),
+    follower: createRunFollower({ client, live, refreshHistory, ...(follow ? { follow } : {}) }),
     retry: createRetryScheduler({
       client,
       clock,

@@ -1,5 +1,5 @@
 import { defaultRangeExtractor, observeElementRect, useVirtualizer, type Range, type Virtualizer } from '@tanstack/react-virtual'
-import { useCallback, useLayoutEffect, useRef, useState, type ReactNode } from 'react'
+import { memo, useCallback, useLayoutEffect, useRef, useState, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { FindBar } from './find-bar'
 
@@ -23,6 +23,17 @@ const OVERSCAN = 6
 const PIN_SLACK_PX = 48
 /** How long a disclosure the operator toggled is held under the pointer while what it opened settles (lazy Markdown, highlighting). */
 const HOLD_MS = 800
+
+type RowContentProps = { item: unknown; render: (item: never) => ReactNode }
+
+/**
+ * A row's content, memoized on its item: the virtualizer re-renders the transcript whenever a row
+ * is measured (a reply growing by a delta, many times a second), and that must not render every
+ * row in the window again.
+ */
+const RowContent = memo(function RowContent({ item, render }: RowContentProps) {
+  return render(item as never)
+})
 
 /**
  * Keeps a control the operator just toggled (earlier versions) where it is on screen: the end
@@ -122,6 +133,7 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
   if (atEnd && seenRows !== items.length) setSeenRows(items.length)
   const newBelow = !atEnd && (items.length > seenRows || active)
 
+  const clearMatch = useCallback(() => setMatch(undefined), [])
   const reveal = useCallback(
     (index: number) => {
       setMatch(index)
@@ -132,7 +144,7 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
 
   return (
     <div className="transcript-frame">
-      <FindBar items={items} itemText={itemText} onReveal={reveal} onClear={() => setMatch(undefined)} />
+      <FindBar items={items} itemText={itemText} onReveal={reveal} onClear={clearMatch} />
       <div
         ref={scrollRef}
         className="transcript"
@@ -160,7 +172,7 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
               className={`transcript__row${row.index === match ? ' transcript__row--match' : ''}`}
               style={{ transform: `translateY(${row.start}px)` }}
             >
-              {renderItem(items[row.index] as Item)}
+              <RowContent item={items[row.index]} render={renderItem} />
             </div>
           ))}
         </div>

@@ -7,6 +7,7 @@
 import { isAbortError, RefusalError, StreamFailure } from '../wire/errors'
 import { followRun } from '../wire/events'
 import type { DaemonClient } from '../wire/http'
+import type { FollowRun } from '../wire/worker-follow'
 import type { Message, WireError } from '../wire/types'
 import type { LiveRunStore } from './live-runs'
 
@@ -20,9 +21,11 @@ export type RunFollowerOptions = {
   live: LiveRunStore
   /** Reads the session's history again and resolves once it is in; called when a run ends. */
   refreshHistory: (sessionId: string) => Promise<unknown>
+  /** Reads one run's stream: on the page by default, or in the stream worker (worker-follow.ts). */
+  follow?: FollowRun
 }
 
-export function createRunFollower({ client, live, refreshHistory }: RunFollowerOptions) {
+export function createRunFollower({ client, live, refreshHistory, follow: readStream = followRun }: RunFollowerOptions) {
   /** Followed runs by id, with the session they belong to. */
   const followed = new Map<string, { sessionId: string; controller: AbortController }>()
   /**
@@ -35,7 +38,7 @@ export function createRunFollower({ client, live, refreshHistory }: RunFollowerO
     const runId = reply.run_id as string
     const lastEventId = live.begin(sessionId, runId, reply.content, reply.status)
     try {
-      await followRun({ client, sessionId, runId, lastEventId, signal, onFrame: (frame) => live.frame(runId, frame) })
+      await readStream({ client, sessionId, runId, lastEventId, signal, onFrame: (frame) => live.frame(runId, frame) })
     } catch (error) {
       if (isAbortError(error) || signal.aborted) return
       live.fail(runId, streamError(error))

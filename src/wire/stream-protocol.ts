@@ -1,0 +1,70 @@
+/**
+ * What the page and the stream worker say to each other (see stream-worker-host.ts and
+ * worker-follow.ts). Failures cross as plain records and are rebuilt as the wire's error classes
+ * on the page, so a stream read in the worker fails exactly as one read on the page would.
+ */
+import { MalformedPayloadError, RefusalError, StreamFailure, TransportError } from './errors'
+import type { StreamFrame } from './types'
+import type { TerminalFrame } from './events'
+
+/** Follow one run; `id` names this request in every answer. */
+export type FollowRequest = {
+  type: 'follow'
+  id: number
+  /** The daemon's origin, as the page's client has it. */
+  baseUrl: string
+  sessionId: string
+  runId: string
+  lastEventId?: number
+  maxReattach?: number
+  maxLagged?: number
+}
+
+export type ToWorker = FollowRequest | { type: 'abort'; id: number }
+
+/** A failure, as data. */
+export type WireFailure =
+  | { kind: 'refusal'; status: number; code: string; message: string }
+  | { kind: 'stream'; code: string | undefined; message: string }
+  | { kind: 'transport'; message: string }
+  | { kind: 'malformed'; endpoint: string; message: string }
+  | { kind: 'other'; name: string; message: string }
+
+export type FromWorker =
+  | { type: 'frames'; id: number; frames: StreamFrame[] }
+  /** One answer's `Date` header, for the page's estimate of the daemon's clock. */
+  | { type: 'clock'; date: string | null; sentAt: number; receivedAt: number }
+  | { type: 'end'; id: number; terminal: TerminalFrame }
+  | { type: 'failed'; id: number; error: WireFailure }
+
+/** `error` as data that survives `postMessage`. */
+export function toFailure(error: unknown): WireFailure {
+  if (error instanceof RefusalError) return { kind: 'refusal', status: error.status, code: error.code, message: error.message }
+  if (error instanceof StreamFailure) return { kind: 'stream', code: error.code, message: error.message }
+  if (error instanceof TransportError) return { kind: 'transport', message: error.message }
+  if (error instanceof MalformedPayloadError) return { kind: 'malformed', endpoint: error.endpoint, message: error.message }
+  if (error instanceof Error) return { kind: 'other', name: error.name, message: error.message }
+  return { kind: 'other', name: 'Error', message: String(error) }
+}
+
+/** The error class `failure` was made from. */
+export function fromFailure(failure: WireFailure): Error {
+  switch (failure.kind) {
+    case 'refusal':
+      return new RefusalError(failure.status, failure.code, failure.message)
+    case 'stream':
+      return new StreamFailure(failure.code, failure.message)
+    case 'transport':
+      return new TransportError(failure.message)
+    case 'malformed': {
+      const error = new MalformedPayloadError(failure.endpoint, '')
+      error.message = failure.message
+      return error
+    }
+    case 'other': {
+      const error = new Error(failure.message)
+      error.name = failure.name
+      return error
+    }
+  }
+}

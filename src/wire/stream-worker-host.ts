@@ -1,0 +1,81 @@
+/**
+ * The stream worker's side: follows runs for the page with the same `followRun` the page would
+ * use (reattaching with `Last-Event-ID`, backing off, giving up with `stream_ended`), and hands
+ * the frames over in batches (frame-batch.ts). Reading the network and parsing the event stream
+ * here keeps thousands of small tasks a second off the page's main thread while a reply streams.
+ */
+import { createFrameBatcher } from './frame-batch'
+import { followRun } from './events'
+import { createDaemonClient, type DaemonClock } from './http'
+import { toFailure, type FromWorker, type ToWorker } from './stream-protocol'
+
+/** Shortest gap between two batches of deltas: well under the page's own 50 ms between commits. */
+export const BATCH_GAP_MS = 25
+
+/** The part of a worker's global scope (or a MessagePort) the host talks through. */
+export type HostPort = {
+  postMessage(message: FromWorker): void
+  addEventListener(type: 'message', listener: (event: MessageEvent<ToWorker>) => void): void
+}
+
+export type ServeStreamsOptions = {
+  fetch?: typeof fetch
+  gapMs?: number
+}
+
+/** Answers follow and abort requests arriving on `port`. */
+export function serveStreams(port: HostPort, { fetch: fetchImpl, gapMs = BATCH_GAP_MS }: ServeStreamsOptions = {}): void {
+  const running = new Map<number, AbortController>()
+  // The page keeps the one estimate of the daemon's clock: every answer's Date header goes there.
+  const relayClock: DaemonClock = {
+    offsetMs: () => 0,
+    toLocal: (daemonMs) => daemonMs,
+    observe: (date, sentAt, receivedAt) => port.postMessage({ type: 'clock', date, sentAt, receivedAt }),
+    samples: () => 0,
+  }
+  const clients = new Map<string, ReturnType<typeof createDaemonClient>>()
+  const clientFor = (baseUrl: string) => {
+    let client = clients.get(baseUrl)
+    if (!client) {
+      client = createDaemonClient({ baseUrl, daemonClock: relayClock, ...(fetchImpl ? { fetch: fetchImpl } : {}) })
+      clients.set(baseUrl, client)
+    }
+    return client
+  }
+
+  port.addEventListener('message', (event) => {
+    const message = event.data
+    if (message.type === 'abort') {
+      running.get(message.id)?.abort()
+      running.delete(message.id)
+      return
+    }
+    const { id } = message
+    const controller = new AbortController()
+    running.set(id, controller)
+    const batcher = createFrameBatcher({ gapMs, post: (frames) => port.postMessage({ type: 'frames', id, frames }) })
+    followRun({
+      client: clientFor(message.baseUrl),
+      sessionId: message.sessionId,
+      runId: message.runId,
+      signal: controller.signal,
+      onFrame: (frame) => batcher.push(frame),
+      ...(message.lastEventId === undefined ? {} : { lastEventId: message.lastEventId }),
+      ...(message.maxReattach === undefined ? {} : { maxReattach: message.maxReattach }),
+      ...(message.maxLagged === undefined ? {} : { maxLagged: message.maxLagged }),
+    }).then(
+      (terminal) => {
+        batcher.flush()
+        port.postMessage({ type: 'end', id, terminal })
+      },
+      (error: unknown) => {
+        // An abort was asked for by the page, which has stopped listening already.
+        if (controller.signal.aborted) return batcher.dispose()
+        batcher.flush()
+        port.postMessage({ type: 'failed', id, error: toFailure(error) })
+      },
+    ).finally(() => {
+      if (running.get(id) === controller) running.delete(id)
+    })
+  })
+}

@@ -1,0 +1,7 @@
+/**
+ * The stream worker's entry: a dedicated worker that reads runs' event streams for the page (see
+ * stream-worker-host.ts). Started by worker-follow.ts on the first run followed.
+ */
+import { serveStreams, type HostPort } from './stream-worker-host'
+
+serveStreams(self as unknown as HostPort)

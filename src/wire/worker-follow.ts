@@ -1,0 +1,124 @@
+/**
+ * The page's side of the stream worker: a `followRun` that has the worker read the run's event
+ * stream (see stream-worker-host.ts) and passes its frames on as they come. It keeps
+ * `followRun`'s contract: frames in order, the terminal frame returned, the same error classes,
+ * an abort rejecting with the signal's reason.
+ *
+ * The worker starts on the first run followed. If it cannot start, or breaks, the runs it was
+ * reading carry on here on the page, from the last event it handed over, and so does every run
+ * after them: a stream is never lost to the worker.
+ */
+import { followRun, type FollowRunOptions, type TerminalFrame } from './events'
+import type { DaemonClock } from './http'
+import { fromFailure, type FromWorker, type ToWorker } from './stream-protocol'
+
+/** `followRun`'s shape: what the run follower calls to read a run's stream. */
+export type FollowRun = (options: FollowRunOptions) => Promise<TerminalFrame>
+
+/** The part of a `Worker` used here. */
+export type WorkerLike = {
+  postMessage(message: ToWorker): void
+  addEventListener(type: 'message', listener: (event: MessageEvent<FromWorker>) => void): void
+  addEventListener(type: 'error' | 'messageerror', listener: (event: Event) => void): void
+  terminate(): void
+}
+
+export type WorkerFollowOptions = {
+  /** Starts the worker; throwing (no Worker, a CSP refusal) leaves every stream on the page. */
+  spawn: () => WorkerLike
+  /** The daemon's origin, as the page's client has it. */
+  baseUrl: string
+  /** Where the `Date` headers of the worker's answers go. */
+  daemonClock: Pick<DaemonClock, 'observe'>
+  /** Reads a stream on the page: before the worker is up, and when it cannot be. */
+  fallback?: FollowRun
+}
+
+type Pending = {
+  options: FollowRunOptions
+  lastEventId: number | undefined
+  resolve: (terminal: TerminalFrame) => void
+  reject: (error: unknown) => void
+  detach: () => void
+}
+
+/** A `followRun` that reads streams in a worker (see the module comment). */
+export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = followRun }: WorkerFollowOptions): FollowRun {
+  let worker: WorkerLike | undefined
+  let broken = false
+  let nextId = 1
+  const pending = new Map<number, Pending>()
+
+  /** The worker failed: what it was reading goes on here, from the last frame it handed over. */
+  const breakDown = () => {
+    if (broken) return
+    broken = true
+    worker?.terminate()
+    worker = undefined
+    for (const [id, entry] of pending) {
+      pending.delete(id)
+      entry.detach()
+      const options = entry.lastEventId === undefined ? entry.options : { ...entry.options, lastEventId: entry.lastEventId }
+      fallback(options).then(entry.resolve, entry.reject)
+    }
+  }
+
+  const onMessage = (event: MessageEvent<FromWorker>) => {
+    const message = event.data
+    if (message.type === 'clock') return daemonClock.observe(message.date, message.sentAt, message.receivedAt)
+    const entry = pending.get(message.id)
+    if (!entry) return
+    if (message.type === 'frames') {
+      for (const frame of message.frames) {
+        entry.lastEventId = frame.id
+        entry.options.onFrame(frame)
+      }
+      return
+    }
+    pending.delete(message.id)
+    entry.detach()
+    if (message.type === 'end') entry.resolve(message.terminal)
+    else entry.reject(fromFailure(message.error))
+  }
+
+  const start = (): WorkerLike | undefined => {
+    if (worker || broken) return worker
+    try {
+      worker = spawn()
+    } catch {
+      broken = true
+      return undefined
+    }
+    worker.addEventListener('message', onMessage)
+    worker.addEventListener('error', breakDown)
+    worker.addEventListener('messageerror', breakDown)
+    return worker
+  }
+
+  return (options) => {
+    const { signal } = options
+    if (signal.aborted) return Promise.reject(signal.reason ?? new DOMException('Aborted', 'AbortError'))
+    const target = start()
+    if (!target) return fallback(options)
+    const id = nextId++
+    return new Promise<TerminalFrame>((resolve, reject) => {
+      const onAbort = () => {
+        if (!pending.delete(id)) return
+        worker?.postMessage({ type: 'abort', id })
+        reject(signal.reason ?? new DOMException('Aborted', 'AbortError'))
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      pending.set(id, { options, lastEventId: options.lastEventId, resolve, reject, detach: () => signal.removeEventListener('abort', onAbort) })
+      target.postMessage({
+        type: 'follow',
+        id,
+        baseUrl,
+        sessionId: options.sessionId,
+        runId: options.runId,
+        ...(options.lastEventId === undefined ? {} : { lastEventId: options.lastEventId }),
+        ...(options.maxReattach === undefined ? {} : { maxReattach: options.maxReattach }),
+        ...(options.maxLagged === undefined ? {} : { maxLagged: options.maxLagged }),
+      })
+    })
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The stream worker's batches: deltas within the gap are joined (the last id, the texts in
+ * order), anything else goes out at once with what was held before it, and a delta after a
+ * pause is not held back.
+ */
+import { describe, expect, it } from 'vitest'
+import { createFrameBatcher } from '../../src/wire/frame-batch'
+import type { StreamFrame } from '../../src/wire/types'
+
+function harness(gapMs = 25) {
+  let now = 1_000
+  const timers: Array<{ at: number; run: () => void; live: boolean }> = []
+  const posted: StreamFrame[][] = []
+  const batcher = createFrameBatcher({
+    gapMs,
+    post: (frames) => posted.push(frames),
+    now: () => now,
+    setTimer: (run, ms) => {
+      const timer = { at: now + ms, run, live: true }
+      timers.push(timer)
+      return timer
+    },
+    clearTimer: (timer) => {
+      ;(timer as { live: boolean }).live = false
+    },
+  })
+  const advance = (ms: number) => {
+    now += ms
+    for (const timer of timers) {
+      if (timer.live && timer.at <= now) {
+        timer.live = false
+        timer.run()
+      }
+    }
+  }
+  return { batcher, posted, advance, liveTimers: () => timers.filter((t) => t.live).length }
+}
+
+const delta = (id: number, text: string): StreamFrame => ({ type: 'delta', id, text })
+
+describe('frame batcher', () => {
+  it('sends the first delta at once, then joins the deltas of the gap into one', () => {
+    const { batcher, posted, advance } = harness()
+    batcher.push(delta(1, 'Hel'))
+    expect(posted).toEqual([[delta(1, 'Hel')]])
+    batcher.push(delta(2, 'lo, '))
+    batcher.push(delta(3, 'world'))
+    expect(posted).toHaveLength(1)
+    advance(24)
+    expect(posted).toHaveLength(1)
+    advance(1)
+    expect(posted[1]).toEqual([delta(3, 'lo, world')])
+  })
+
+  it('sends a terminal frame at once, after the deltas held before it', () => {
+    const { batcher, posted, liveTimers } = harness()
+    batcher.push(delta(1, 'a'))
+    batcher.push(delta(2, 'b'))
+    batcher.push(delta(3, 'c'))
+    batcher.push({ type: 'done', id: 4, message_id: 'm1' })
+    expect(posted).toEqual([[delta(1, 'a')], [delta(3, 'bc'), { type: 'done', id: 4, message_id: 'm1' }]])
+    expect(liveTimers()).toBe(0)
+  })
+
+  it('keeps frames that are not deltas apart, in order', () => {
+    const { batcher, posted, advance } = harness()
+    batcher.push({ type: 'start', id: 1, message_id: 'm1' })
+    advance(5)
+    batcher.push(delta(2, 'x'))
+    batcher.push({ type: 'retrying', id: 3, attempt: 2, max_attempts: 3, retry_at: 5_000, code: 'overloaded' })
+    batcher.push(delta(4, 'y'))
+    advance(30)
+    expect(posted.flat().map((f) => f.id)).toEqual([1, 2, 3, 4])
+    expect(posted[1]).toEqual([delta(2, 'x'), { type: 'retrying', id: 3, attempt: 2, max_attempts: 3, retry_at: 5_000, code: 'overloaded' }])
+  })
+
+  it('does not hold a delta that comes after a pause', () => {
+    const { batcher, posted, advance } = harness()
+    batcher.push(delta(1, 'a'))
+    advance(100)
+    batcher.push(delta(2, 'b'))
+    expect(posted).toEqual([[delta(1, 'a')], [delta(2, 'b')]])
+  })
+
+  it('flush sends what is held; dispose drops it', () => {
+    const { batcher, posted, advance } = harness()
+    batcher.push(delta(1, 'a'))
+    batcher.push(delta(2, 'b'))
+    batcher.flush()
+    expect(posted).toEqual([[delta(1, 'a')], [delta(2, 'b')]])
+    batcher.push(delta(3, 'c'))
+    batcher.dispose()
+    advance(100)
+    expect(posted).toHaveLength(2)
+  })
+})

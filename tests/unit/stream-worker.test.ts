@@ -1,0 +1,224 @@
+/**
+ * Reading streams in the stream worker: the page's followRun contract holds across the hop. The
+ * worker's side (serveStreams) runs here on one end of a MessageChannel, against the mock daemon
+ * (MSW in node); the page's side (createWorkerFollow) talks to the other end as it would to a
+ * Worker. Frames arrive in order and batched (deltas joined), the text is the daemon's, a dropped
+ * connection is picked up again, a refusal is a RefusalError, an abort stops the reading, and a
+ * worker that breaks leaves its runs to be read on the page from where it stopped.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { startMockDaemonForFile } from '../setup/mock-daemon'
+import { isAbortError, RefusalError } from '../../src/wire/errors'
+import { followRun, type FollowRunOptions } from '../../src/wire/events'
+import { createDaemonClient } from '../../src/wire/http'
+import type { FromWorker, ToWorker } from '../../src/wire/stream-protocol'
+import { serveStreams, type HostPort } from '../../src/wire/stream-worker-host'
+import type { StreamFrame } from '../../src/wire/types'
+import { createWorkerFollow, type FollowRun, type WorkerLike } from '../../src/wire/worker-follow'
+
+const { daemon } = startMockDaemonForFile()
+
+const BASE = 'http://daemon.test'
+const client = createDaemonClient({ baseUrl: BASE })
+let ids = 0
+const channels: MessageChannel[] = []
+
+afterEach(() => {
+  for (const channel of channels.splice(0)) {
+    channel.port1.close()
+    channel.port2.close()
+  }
+})
+
+async function startRun(fault: string) {
+  daemon.plan([fault])
+  const session = await client.createSession('Worker')
+  const receipt = await client.sendMessage(session.id, { content: 'Tell me about workers', client_message_id: `w-${++ids}` })
+  return { sessionId: session.id, runId: receipt.run_id }
+}
+
+type Wiring = { worker: WorkerLike; toWorker: ToWorker[]; fromWorker: FromWorker[]; fail: () => void; terminated: () => boolean }
+
+/** A worker host on one end of a channel and a Worker-shaped handle on the other. */
+function wire(gapMs = 25): Wiring {
+  const channel = new MessageChannel()
+  channels.push(channel)
+  const toWorker: ToWorker[] = []
+  const fromWorker: FromWorker[] = []
+  const hostPort: HostPort = {
+    postMessage: (message) => {
+      fromWorker.push(message)
+      channel.port1.postMessage(message)
+    },
+    addEventListener: (type, listener) => channel.port1.addEventListener(type, listener as (event: Event) => void),
+  }
+  serveStreams(hostPort, { gapMs })
+  channel.port1.start()
+  const errorListeners: Array<(event: Event) => void> = []
+  let terminated = false
+  const worker: WorkerLike = {
+    postMessage: (message) => {
+      toWorker.push(message)
+      channel.port2.postMessage(message)
+    },
+    addEventListener: (type: string, listener: (event: never) => void) => {
+      if (type === 'message') channel.port2.addEventListener('message', listener as (event: Event) => void)
+      else errorListeners.push(listener as (event: Event) => void)
+    },
+    terminate: () => {
+      terminated = true
+      channel.port1.close()
+      channel.port2.close()
+    },
+  }
+  channel.port2.start()
+  return { worker, toWorker, fromWorker, fail: () => errorListeners.forEach((l) => l(new Event('error'))), terminated: () => terminated }
+}
+
+async function read(follow: FollowRun, run: { sessionId: string; runId: string }, options: Partial<FollowRunOptions> = {}) {
+  const frames: StreamFrame[] = []
+  const terminal = await follow({ client, ...run, signal: new AbortController().signal, onFrame: (f) => frames.push(f), backoffMs: () => 1, ...options })
+  const text = frames.flatMap((f) => (f.type === 'delta' ? [f.text] : [])).join('')
+  return { terminal, frames, text }
+}
+
+const storedReply = (runId: string) => daemon.state().messages.find((m) => m.run_id === runId)!
+
+describe('stream worker', () => {
+  it('reads a run to its end: the daemon text, frames in order, deltas joined into fewer messages, Date headers relayed', async () => {
+    const run = await startRun('ok')
+    const { worker, fromWorker } = wire()
+    const observed: Array<string | null> = []
+    const follow = createWorkerFollow({ spawn: () => worker, baseUrl: BASE, daemonClock: { observe: (date) => observed.push(date) } })
+    const { terminal, frames, text } = await read(follow, run)
+    expect(terminal).toEqual({ type: 'done', id: expect.any(Number), message_id: storedReply(run.runId).id })
+    expect(text).toBe(storedReply(run.runId).content)
+    expect(text.length).toBeGreaterThan(0)
+    expect(frames.at(-1)).toEqual(terminal)
+    const frameIds = frames.map((f) => f.id)
+    expect(frameIds).toEqual([...frameIds].sort((a, b) => a - b))
+    expect(new Set(frameIds).size).toBe(frameIds.length)
+    // Every event the daemon sent is accounted for: the last id is the daemon's last.
+    expect(frameIds.at(-1)).toBe(daemon.events(run.runId)!.at(-1)!.id)
+    const deltaEvents = daemon.events(run.runId)!.filter((e) => e.event === 'delta').length
+    const deltaFrames = frames.filter((f) => f.type === 'delta').length
+    expect(deltaFrames).toBeLessThan(deltaEvents)
+    expect(fromWorker.filter((m) => m.type === 'frames').length).toBeLessThan(deltaEvents)
+    expect(observed.length).toBeGreaterThan(0)
+    expect(observed.every((d) => d === null || Number.isFinite(Date.parse(d)))).toBe(true)
+  })
+
+  it('picks a dropped connection up again inside the worker and gets every event once', async () => {
+    const run = await startRun('drop')
+    const { worker, toWorker } = wire()
+    const follow = createWorkerFollow({ spawn: () => worker, baseUrl: BASE, daemonClock: { observe: () => undefined } })
+    const { terminal, text } = await read(follow, run)
+    expect(terminal.type).toBe('done')
+    expect(text).toBe(storedReply(run.runId).content)
+    expect(toWorker.filter((m) => m.type === 'follow')).toHaveLength(1)
+  })
+
+  it('rejects a refused stream with the RefusalError the page would have seen', async () => {
+    const run = await startRun('ok')
+    const { worker } = wire()
+    const follow = createWorkerFollow({ spawn: () => worker, baseUrl: BASE, daemonClock: { observe: () => undefined } })
+    const error = await read(follow, { sessionId: run.sessionId, runId: 'run-that-is-not' }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(RefusalError)
+    expect((error as RefusalError).code).toBe('run_not_found')
+    expect((error as RefusalError).status).toBe(404)
+  })
+
+  it('stops on abort: rejects as an abort, tells the worker, and hands over nothing after', async () => {
+    const run = await startRun('hang')
+    const { worker, toWorker } = wire()
+    const follow = createWorkerFollow({ spawn: () => worker, baseUrl: BASE, daemonClock: { observe: () => undefined } })
+    const controller = new AbortController()
+    let started!: () => void
+    const startSeen = new Promise<void>((resolve) => (started = resolve))
+    const frames: StreamFrame[] = []
+    const following = read(follow, run, {
+      signal: controller.signal,
+      onFrame: (frame) => {
+        frames.push(frame)
+        if (frame.type === 'start') started()
+      },
+    })
+    await startSeen
+    controller.abort()
+    expect(isAbortError(await following.catch((e: unknown) => e))).toBe(true)
+    expect(toWorker.map((m) => m.type)).toEqual(['follow', 'abort'])
+    const seen = frames.length
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(frames).toHaveLength(seen)
+  })
+
+  it('an already aborted signal rejects at once and starts nothing', async () => {
+    const run = await startRun('ok')
+    let spawned = 0
+    const follow = createWorkerFollow({ spawn: () => (spawned++, wire().worker), baseUrl: BASE, daemonClock: { observe: () => undefined } })
+    const controller = new AbortController()
+    controller.abort()
+    expect(isAbortError(await read(follow, run, { signal: controller.signal }).catch((e: unknown) => e))).toBe(true)
+    expect(spawned).toBe(0)
+  })
+
+  it('a worker that breaks mid-run leaves the run to the page, which reads on from the last event handed over', async () => {
+    const run = await startRun('ok')
+    const wiring = wire()
+    const fallbackFrom: Array<number | undefined> = []
+    const follow = createWorkerFollow({
+      spawn: () => wiring.worker,
+      baseUrl: BASE,
+      daemonClock: { observe: () => undefined },
+      fallback: (options) => {
+        fallbackFrom.push(options.lastEventId)
+        return followRun(options)
+      },
+    })
+    let broke = false
+    const frames: StreamFrame[] = []
+    const terminal = await follow({
+      client,
+      ...run,
+      signal: new AbortController().signal,
+      backoffMs: () => 1,
+      onFrame: (frame) => {
+        frames.push(frame)
+        if (!broke && frame.type === 'delta') {
+          broke = true
+          wiring.fail()
+        }
+      },
+    })
+    expect(terminal.type).toBe('done')
+    expect(wiring.terminated()).toBe(true)
+    const text = frames.flatMap((f) => (f.type === 'delta' ? [f.text] : [])).join('')
+    expect(text).toBe(storedReply(run.runId).content)
+    const frameIds = frames.map((f) => f.id)
+    expect(new Set(frameIds).size).toBe(frameIds.length)
+    expect(fallbackFrom).toHaveLength(1)
+    expect(fallbackFrom[0]).toBeGreaterThan(0)
+
+    // Later runs stay on the page too.
+    const next = await startRun('ok')
+    const again = await read(follow, next)
+    expect(again.text).toBe(storedReply(next.runId).content)
+    expect(fallbackFrom).toEqual([fallbackFrom[0], undefined])
+  })
+
+  it('a worker that cannot start leaves every run on the page', async () => {
+    const run = await startRun('ok')
+    let fallbacks = 0
+    const follow = createWorkerFollow({
+      spawn: () => {
+        throw new Error('Workers are refused here')
+      },
+      baseUrl: BASE,
+      daemonClock: { observe: () => undefined },
+      fallback: (options) => (fallbacks++, followRun(options)),
+    })
+    const { text } = await read(follow, run)
+    expect(text).toBe(storedReply(run.runId).content)
+    expect(fallbacks).toBe(1)
+  })
+})
