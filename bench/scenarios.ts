@@ -101,6 +101,8 @@ export type TypingResult = {
   p95Ms: number
   maxMs: number
   over50: number
+  /** Every reported keydown's duration, in the order typed (the raw figures behind p95). */
+  keydownMs: number[]
 }
 
 /**
@@ -151,6 +153,7 @@ export async function streamRun(
           p95Ms: percentile(all, 95) ?? 16,
           maxMs: Math.max(16, ...keydowns),
           over50: keydowns.filter((d) => d > 50).length,
+          keydownMs: keydowns,
         }
       }
       const record = await daemon.waitForDone(streamBudgetMs + 120_000)

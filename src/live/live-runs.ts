@@ -109,6 +109,57 @@ export function pacedFrames(gapMs: number, clock: { now(): number } = Date, next
   }
 }
 
+/** When the operator last pressed a key, typed or clicked (`performance.now()`). */
+export type InputClock = { lastInputAt(): number; now(): number }
+
+let pageInput: InputClock | undefined
+
+/**
+ * The page's input clock: keydown, beforeinput (typing, IME, paste) and pointerdown, heard on
+ * the window before anything else handles them. Without a window, no input ever happened.
+ */
+export function browserInput(): InputClock {
+  if (pageInput) return pageInput
+  let last = -Infinity
+  const now = () => (typeof performance === 'undefined' ? Date.now() : performance.now())
+  if (typeof window !== 'undefined') {
+    const note = () => {
+      last = now()
+    }
+    for (const type of ['keydown', 'beforeinput', 'pointerdown'] as const) window.addEventListener(type, note, { capture: true, passive: true })
+  }
+  pageInput = { lastInputAt: () => last, now }
+  return pageInput
+}
+
+/** A frame at 60 Hz: input this recent has yet to be painted. */
+const INPUT_FRAME_MS = 17
+/** Frames a flush may wait for input, so a held key never stops the text. */
+export const MAX_INPUT_DEFERRALS = 2
+
+/**
+ * `next`, giving way to the operator: a flush that falls in the frame that paints a key just
+ * pressed waits for the frame after (at most MAX_INPUT_DEFERRALS frames). The keystroke then
+ * paints on its own, at once, and the stream's commit runs in the quiet just after it, before
+ * the next key comes.
+ */
+export function yieldingToInput(next: FlushScheduler, input: InputClock): FlushScheduler {
+  return (flush) => {
+    let deferrals = 0
+    let cancel: () => void
+    const attempt = () => {
+      if (deferrals < MAX_INPUT_DEFERRALS && input.now() - input.lastInputAt() < INPUT_FRAME_MS) {
+        deferrals += 1
+        cancel = next(attempt)
+        return
+      }
+      flush()
+    }
+    cancel = next(attempt)
+    return () => cancel()
+  }
+}
+
 type Entry = {
   /** The working record, changed in place per frame; never handed out. */
   state: Omit<LiveRun, 'content'>
@@ -138,7 +189,7 @@ export type LiveRunStoreOptions = {
 
 const isActive = (status: MessageStatus) => status === 'queued' || status === 'streaming'
 
-export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames(STREAM_FLUSH_GAP_MS, clock), fromDaemon = (ms) => ms }: LiveRunStoreOptions) {
+export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames(STREAM_FLUSH_GAP_MS, clock, yieldingToInput(frameOrTimeout, browserInput())), fromDaemon = (ms) => ms }: LiveRunStoreOptions) {
   const entries = new Map<string, Entry>()
   const listeners = new Map<string, Set<() => void>>()
   /** Attempts tier 1 made in each run it retried; kept after the run's record is let go. */

@@ -5,7 +5,7 @@
  * at most once per SAVE_EVERY_MS. `overlay` lays the stream over history until history has the end.
  */
 import { describe, expect, it, vi } from 'vitest'
-import { createLiveRunStore, frameOrTimeout, LIVE_RUN_NAMESPACE, overlay, SAVE_EVERY_MS, type LiveRun } from '../../src/live/live-runs'
+import { createLiveRunStore, frameOrTimeout, LIVE_RUN_NAMESPACE, MAX_INPUT_DEFERRALS, overlay, SAVE_EVERY_MS, yieldingToInput, type LiveRun } from '../../src/live/live-runs'
 import { createKeyedStore, storageKey, type StorageBackend } from '../../src/storage/keyed-store'
 import type { Message, StreamFrame } from '../../src/wire/types'
 
@@ -508,6 +508,72 @@ describe('frameOrTimeout', () => {
     } finally {
       vi.useRealTimers()
     }
+  })
+})
+
+describe('yieldingToInput', () => {
+  /** Frames run by hand, a clock moved by hand, and the time of the last key. */
+  function frames() {
+    let now = 1_000
+    let lastKey = -Infinity
+    const queued: Array<() => void> = []
+    const next = (run: () => void) => {
+      queued.push(run)
+      return () => {
+        const at = queued.indexOf(run)
+        if (at >= 0) queued.splice(at, 1)
+      }
+    }
+    const schedule = yieldingToInput(next, { now: () => now, lastInputAt: () => lastKey })
+    const frame = () => {
+      now += 16.7
+      queued.splice(0).forEach((run) => run())
+    }
+    return { schedule, frame, key: () => (lastKey = now), pending: () => queued.length }
+  }
+
+  it('flushes at the next frame when no key was pressed', () => {
+    const f = frames()
+    const flush = vi.fn()
+    f.schedule(flush)
+    f.frame()
+    expect(flush).toHaveBeenCalledTimes(1)
+    expect(f.pending()).toBe(0)
+  })
+
+  it('leaves the frame that paints a key to the key, and flushes in the one after', () => {
+    const f = frames()
+    const flush = vi.fn()
+    f.schedule(flush)
+    f.key()
+    f.frame()
+    expect(flush).not.toHaveBeenCalled()
+    f.frame()
+    expect(flush).toHaveBeenCalledTimes(1)
+  })
+
+  it('waits at most MAX_INPUT_DEFERRALS frames while keys keep coming, and can be cancelled', () => {
+    const f = frames()
+    const flush = vi.fn()
+    f.schedule(flush)
+    for (let i = 0; i < MAX_INPUT_DEFERRALS; i++) {
+      f.key()
+      f.frame()
+      expect(flush).not.toHaveBeenCalled()
+    }
+    f.key()
+    f.frame()
+    expect(flush).toHaveBeenCalledTimes(1)
+
+    const cancelled = vi.fn()
+    const cancel = f.schedule(cancelled)
+    f.key()
+    f.frame()
+    cancel()
+    f.frame()
+    f.frame()
+    expect(cancelled).not.toHaveBeenCalled()
+    expect(f.pending()).toBe(0)
   })
 })
 
