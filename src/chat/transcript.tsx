@@ -17,8 +17,12 @@ export type TranscriptProps<Item> = {
 
 /** A first guess at a row's height, before it is measured. */
 const ESTIMATED_ROW_PX = 140
-/** Rows rendered beyond each edge of the window, so a quick scroll never shows a blank. */
-const OVERSCAN = 6
+/**
+ * Rows rendered beyond each edge of the window, so a quick scroll never shows a blank. Every row a
+ * jump brings in is rendered in that scroll's task: six each side made a jump across a long history
+ * mount some twenty replies at once, a long task; three keep it short and still leave no blank.
+ */
+const OVERSCAN = 3
 /** How close to the end still counts as reading the latest. */
 const PIN_SLACK_PX = 48
 /** How long a disclosure the operator toggled is held under the pointer while what it opened settles (lazy Markdown, highlighting). */
