@@ -58,7 +58,8 @@ function holdInPlace(scroller: HTMLElement, control: HTMLElement): void {
 
 /**
  * Where there is no layout (a test DOM), the log has no height: report a tall one so every row
- * renders, as it would on a screen tall enough to hold them.
+ * renders, as it would on a screen tall enough to hold them (the range extractor below does the
+ * rest: with no layout, no measured row has a size to place the window by).
  */
 function observeRect<T extends Element>(instance: Virtualizer<T, Element>, cb: (rect: { width: number; height: number }) => void) {
   return observeElementRect(instance, (rect) => cb(rect.height > 0 ? rect : { width: rect.width, height: Number.MAX_SAFE_INTEGER / 4 }))
@@ -81,6 +82,7 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
   const [focusedRow, setFocusedRow] = useState<number>()
   const rangeExtractor = useCallback(
     (range: Range) => {
+      if (scrollRef.current?.clientHeight === 0) return Array.from({ length: range.count }, (_, i) => i)
       const rows = defaultRangeExtractor(range)
       return focusedRow === undefined || focusedRow >= range.count || rows.includes(focusedRow) ? rows : [...rows, focusedRow].sort((a, b) => a - b)
     },
