@@ -183,6 +183,7 @@ const TYPING_FIGURES: Figure[] = [
 ]
 
 const RETRY_FIGURES: Figure[] = [
+  { key: 'heapWarmupKB', label: 'heap growth over the warm-up (JIT, bounded stores filling)', unit: 'KB', digits: 0, read: field('heapWarmupKB') },
   { key: 'heapBeforeMB', label: 'heap after GC, before', unit: 'MB', digits: 2, read: field('heapBeforeMB') },
   { key: 'heapAfterMB', label: 'heap after GC, after', unit: 'MB', digits: 2, read: field('heapAfterMB') },
   { key: 'heapGrowthKB', label: 'heap growth after GC', unit: 'KB', digits: 0, read: field('heapGrowthKB') },
