@@ -529,7 +529,7 @@ async function main() {
     if (opts.only.has('stream10k'))
       scenarios.stream10k = await scenario('stream10k', (s, t) => streamRun(b(), d(), s, longHistory, { ...stream, ...t, loadTimeoutMs: 240_000, finalCapMs: FINAL_CAP_MS }))
     if (opts.only.has('history'))
-      scenarios.history = await scenario('history', (s) => historyRun(b(), d(), s, longHistory, { loadTimeoutMs: 240_000, scrollSteps: size.scrollSteps }))
+      scenarios.history = await scenario('history', (s, t) => historyRun(b(), d(), s, longHistory, { loadTimeoutMs: 240_000, scrollSteps: size.scrollSteps, ...t }))
     if (opts.only.has('typing'))
       scenarios.typing = await scenario('typing', (s, t) =>
         streamRun(b(), d(), s, shortHistory, { ...stream, ...t, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }, { text: size.typing, delayMs: size.typingDelayMs }),

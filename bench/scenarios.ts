@@ -255,14 +255,27 @@ export type ExpandResult = { buttons: number; label: string; clickToPaintMs: num
 const EARLIER_LABEL = '^\\s*(earlier versions \\(\\d+\\)|\\d+ earlier versions?)\\s*$'
 
 /** Scenario 3: open a long session, count rows, scroll to the top and back, unfold earlier versions. */
-export async function historyRun(browser: Browser, daemon: FakeDaemon, subject: Subject, history: WireMessage[], settings: { loadTimeoutMs: number; scrollSteps: number }): Promise<HistoryResult> {
+export async function historyRun(
+  browser: Browser,
+  daemon: FakeDaemon,
+  subject: Subject,
+  history: WireMessage[],
+  settings: { loadTimeoutMs: number; scrollSteps: number; tracePath?: string },
+): Promise<HistoryResult> {
   daemon.reset({ history, deltas: ['a', 'b', 'c'], rate: 1000, firstTokenMs: 0 })
   return withPage(browser, [HISTORY_MARKER], async (p) => {
     const { sighting } = await load(p, daemon, subject, settings.loadTimeoutMs)
     const loadWindow = await p.window(0, sighting.paintedAt)
     const { rows, elements } = await p.page.evaluate(countRows)
     const heapMB = ((await p.metrics()).JSHeapUsedSize ?? NaN) / 2 ** 20
-    const scroll = await withTimeout(p.page.evaluate(scrollTest, { steps: settings.scrollSteps }), 180_000, 'the scroll test')
+    // With --trace, the scroll test alone is traced (the load is not).
+    if (settings.tracePath) {
+      mkdirSync(dirname(settings.tracePath), { recursive: true })
+      await browser.startTracing(p.page, { path: settings.tracePath, screenshots: false, categories: TRACE_CATEGORIES })
+    }
+    const scroll = await withTimeout(p.page.evaluate(scrollTest, { steps: settings.scrollSteps }), 180_000, 'the scroll test').finally(async () => {
+      if (settings.tracePath) await withTimeout(browser.stopTracing(), 120_000, 'the trace').catch(() => undefined)
+    })
     const scrollWindow = await p.window(scroll.from, scroll.to)
     const scrollTasks = scrollWindow.longTasks.map((t) => t.duration)
     let expand: ExpandResult | undefined

@@ -17,12 +17,10 @@ export type TranscriptProps<Item> = {
 
 /** A first guess at a row's height, before it is measured. */
 const ESTIMATED_ROW_PX = 140
-/**
- * Rows rendered beyond each edge of the window, so a quick scroll never shows a blank. Every row a
- * jump brings in is rendered in that scroll's task: six each side made a jump across a long history
- * mount some twenty replies at once, a long task; three keep it short and still leave no blank.
- */
-const OVERSCAN = 3
+/** Rows rendered beyond each edge of the window, so a quick scroll never shows a blank. */
+const OVERSCAN = 6
+/** Where the browser has no scrollend event, a scroll this quiet has ended. */
+const SCROLL_QUIET_MS = 150
 /** How close to the end still counts as reading the latest. */
 const PIN_SLACK_PX = 48
 /** How long a disclosure the operator toggled is held under the pointer while what it opened settles (lazy Markdown, highlighting). */
@@ -112,16 +110,28 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
   useLayoutEffect(() => {
     const element = scrollRef.current
     if (!element || typeof ResizeObserver === 'undefined') return
-    const onScroll = () => {
+    const readPin = () => {
       pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight <= PIN_SLACK_PX
+    }
+    // Read once a scroll has ended, not on every scroll event: reading the scroll height there
+    // forced a layout of the rows the virtualizer had just put in, on every step of a scroll.
+    // Where there is no scrollend event, a scroll is taken as ended after a short quiet.
+    const endsScroll = 'onscrollend' in (element as EventTarget)
+    let quiet: ReturnType<typeof setTimeout> | undefined
+    const onScroll = () => {
+      clearTimeout(quiet)
+      quiet = setTimeout(readPin, SCROLL_QUIET_MS)
     }
     const observer = new ResizeObserver(() => {
       if (pinned.current) virtualizer.scrollToEnd()
     })
-    element.addEventListener('scroll', onScroll, { passive: true })
+    if (endsScroll) element.addEventListener('scrollend', readPin, { passive: true })
+    else element.addEventListener('scroll', onScroll, { passive: true })
     observer.observe(element)
     return () => {
+      element.removeEventListener('scrollend', readPin)
       element.removeEventListener('scroll', onScroll)
+      clearTimeout(quiet)
       observer.disconnect()
     }
   }, [virtualizer])

@@ -5,7 +5,7 @@
  * reached. In English and Chinese. And on a wide screen the panel stays where it was.
  */
 import type { Page } from '@playwright/test'
-import { agentReplies, expect, messageBox, openApp, sendMessage, test, WORDS, type Lang } from './fixtures'
+import { agentReplies, daemonState, expect, messageBox, openApp, sendMessage, test, WORDS, type Lang } from './fixtures'
 import { expectInsideViewport, newSessionAnyWidth, pageScrolls, sessionsNav, sessionsToggle } from './panel'
 
 const NARROW = [
@@ -96,8 +96,10 @@ for (const size of NARROW) {
         const long = lang === 'zh' ? '一条很长的消息，'.repeat(12) : 'A long message that wraps over several lines. '.repeat(6)
         for (let i = 1; i <= 4; i += 1) {
           await sendMessage(page, `${i}. ${long}`, lang)
-          await expect(agentReplies(page, lang)).toHaveCount(i)
-          await expect(agentReplies(page, lang).nth(i - 1)).toHaveAttribute('data-status', 'complete')
+          // The transcript is windowed: earlier replies leave the DOM as the view follows the
+          // newest, so the daemon says when this one has finished, and the screen shows it.
+          await expect.poll(async () => (await daemonState(page)).runs.filter((r) => r.status === 'completed').length).toBe(i)
+          await expect(agentReplies(page, lang).last()).toHaveAttribute('data-status', 'complete')
         }
         await expectPageStill(page, 'four long exchanges')
         const transcript = page.getByRole('log')
