@@ -33,6 +33,9 @@ async function boot() {
   // in-browser mock daemon answers the page's own requests only, so in mock mode they stay here.
   const follow = __MOCK_DAEMON__ || typeof Worker === 'undefined' ? undefined : createWorkerFollow({ spawn: spawnStreamWorker, baseUrl, daemonClock: client.daemonClock })
   const runtime = createChatRuntime(client, undefined, follow ? { follow } : {})
+  // The worker's script loads on its own thread: start it once the page has settled, so the first
+  // reply's stream does not wait for it.
+  if (follow) (window.requestIdleCallback ?? ((run: () => void) => setTimeout(run, 1000)))(() => follow.warm())
   createRoot(root).render(
     <StrictMode>
       <AppErrorBoundary i18n={i18n}>

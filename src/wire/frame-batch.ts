@@ -42,7 +42,8 @@ export function createFrameBatcher({
 }: FrameBatcherOptions): FrameBatcher {
   let held: StreamFrame[] = []
   let timer: unknown
-  let lastPostAt = -Infinity
+  /** When a batch with text in it last went out: the gap counts from text, not from a start or a tier 1 wait. */
+  let lastTextAt = -Infinity
 
   const flush = () => {
     if (timer !== undefined) {
@@ -52,7 +53,7 @@ export function createFrameBatcher({
     if (held.length === 0) return
     const batch = held
     held = []
-    lastPostAt = now()
+    if (batch.some((frame) => frame.type === 'delta')) lastTextAt = now()
     post(batch)
   }
 
@@ -60,7 +61,7 @@ export function createFrameBatcher({
     push(frame) {
       appendFrame(held, frame)
       if (frame.type !== 'delta') return flush()
-      const wait = lastPostAt + gapMs - now()
+      const wait = lastTextAt + gapMs - now()
       if (wait <= 0) return flush()
       if (timer === undefined) timer = setTimer(flush, wait)
     },

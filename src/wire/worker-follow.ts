@@ -15,6 +15,12 @@ import { fromFailure, type FromWorker, type ToWorker } from './stream-protocol'
 /** `followRun`'s shape: what the run follower calls to read a run's stream. */
 export type FollowRun = (options: FollowRunOptions) => Promise<TerminalFrame>
 
+/** The worker's followRun, and a way to start the worker ahead of the first run. */
+export type WorkerFollow = FollowRun & {
+  /** Starts the worker now (its script loads off the main thread), so the first run waits on nothing. */
+  warm(): void
+}
+
 /** The part of a `Worker` used here. */
 export type WorkerLike = {
   postMessage(message: ToWorker): void
@@ -43,7 +49,7 @@ type Pending = {
 }
 
 /** A `followRun` that reads streams in a worker (see the module comment). */
-export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = followRun }: WorkerFollowOptions): FollowRun {
+export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = followRun }: WorkerFollowOptions): WorkerFollow {
   let worker: WorkerLike | undefined
   let broken = false
   let nextId = 1
@@ -95,7 +101,7 @@ export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = fol
     return worker
   }
 
-  return (options) => {
+  const follow: FollowRun = (options) => {
     const { signal } = options
     if (signal.aborted) return Promise.reject(signal.reason ?? new DOMException('Aborted', 'AbortError'))
     const target = start()
@@ -121,4 +127,5 @@ export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = fol
       })
     })
   }
+  return Object.assign(follow, { warm: () => void start() })
 }

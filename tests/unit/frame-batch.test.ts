@@ -71,7 +71,19 @@ describe('frame batcher', () => {
     batcher.push(delta(4, 'y'))
     advance(30)
     expect(posted.flat().map((f) => f.id)).toEqual([1, 2, 3, 4])
-    expect(posted[1]).toEqual([delta(2, 'x'), { type: 'retrying', id: 3, attempt: 2, max_attempts: 3, retry_at: 5_000, code: 'overloaded' }])
+    expect(posted).toEqual([
+      [{ type: 'start', id: 1, message_id: 'm1' }],
+      [delta(2, 'x')],
+      [{ type: 'retrying', id: 3, attempt: 2, max_attempts: 3, retry_at: 5_000, code: 'overloaded' }],
+      [delta(4, 'y')],
+    ])
+  })
+
+  it('does not hold the first words after a start or a tier 1 wait', () => {
+    const { batcher, posted } = harness()
+    batcher.push({ type: 'start', id: 1, message_id: 'm1' })
+    batcher.push(delta(2, 'First'))
+    expect(posted).toEqual([[{ type: 'start', id: 1, message_id: 'm1' }], [delta(2, 'First')]])
   })
 
   it('does not hold a delta that comes after a pause', () => {

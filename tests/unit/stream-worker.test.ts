@@ -206,6 +206,21 @@ describe('stream worker', () => {
     expect(fallbackFrom).toEqual([fallbackFrom[0], undefined])
   })
 
+  it('warm starts the worker ahead of the first run, once, and that worker reads the runs', async () => {
+    const wiring = wire()
+    let spawned = 0
+    const follow = createWorkerFollow({ spawn: () => (spawned++, wiring.worker), baseUrl: BASE, daemonClock: { observe: () => undefined } })
+    follow.warm()
+    follow.warm()
+    expect(spawned).toBe(1)
+    expect(wiring.toWorker).toEqual([])
+    const run = await startRun('ok')
+    const { text } = await read(follow, run)
+    expect(text).toBe(storedReply(run.runId).content)
+    expect(spawned).toBe(1)
+    expect(wiring.toWorker.map((m) => m.type)).toEqual(['follow'])
+  })
+
   it('a worker that cannot start leaves every run on the page', async () => {
     const run = await startRun('ok')
     let fallbacks = 0
