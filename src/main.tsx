@@ -34,8 +34,10 @@ async function boot() {
   const follow = __MOCK_DAEMON__ || typeof Worker === 'undefined' ? undefined : createWorkerFollow({ spawn: spawnStreamWorker, baseUrl, daemonClock: client.daemonClock })
   const runtime = createChatRuntime(client, undefined, follow ? { follow } : {})
   // The worker's script loads on its own thread: start it once the page has settled, so the first
-  // reply's stream does not wait for it.
-  if (follow) (window.requestIdleCallback ?? ((run: () => void) => setTimeout(run, 1000)))(() => follow.warm())
+  // reply's stream does not wait for it. Built pages only: under the dev server the worker is a
+  // graph of modules fetched one by one, which at idle competed with the page's own lazy chunks
+  // (a renderer chunk still loading when the network dropped failed to load).
+  if (follow && import.meta.env.PROD) (window.requestIdleCallback ?? ((run: () => void) => setTimeout(run, 1000)))(() => follow.warm())
   createRoot(root).render(
     <StrictMode>
       <AppErrorBoundary i18n={i18n}>
