@@ -184,17 +184,22 @@ function abortReason(signal: AbortSignal, error: unknown): unknown {
   return error
 }
 
+/** What an aborted read or wait rejects with: the signal's reason, else an AbortError. */
+export function abortedBy(signal: AbortSignal): unknown {
+  return abortReason(signal, new DOMException('Aborted', 'AbortError'))
+}
+
 /** Waits `ms` on `setTimeout` (so fake timers drive it), rejecting at once if `signal` aborts. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(abortReason(signal, new DOMException('Aborted', 'AbortError')))
+    if (signal.aborted) return reject(abortedBy(signal))
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort)
       resolve()
     }, ms)
     const onAbort = () => {
       clearTimeout(timer)
-      reject(abortReason(signal, new DOMException('Aborted', 'AbortError')))
+      reject(abortedBy(signal))
     }
     signal.addEventListener('abort', onAbort, { once: true })
   })

@@ -8,7 +8,7 @@
  * reading carry on here on the page, from the last event it handed over, and so does every run
  * after them: a stream is never lost to the worker.
  */
-import { followRun, type FollowRunOptions, type TerminalFrame } from './events'
+import { abortedBy, followRun, type FollowRunOptions, type TerminalFrame } from './events'
 import type { DaemonClock } from './http'
 import { fromFailure, type FromWorker, type ToWorker } from './stream-protocol'
 
@@ -103,7 +103,7 @@ export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = fol
 
   const follow: FollowRun = (options) => {
     const { signal } = options
-    if (signal.aborted) return Promise.reject(signal.reason ?? new DOMException('Aborted', 'AbortError'))
+    if (signal.aborted) return Promise.reject(abortedBy(signal))
     const target = start()
     if (!target) return fallback(options)
     const id = nextId++
@@ -111,7 +111,7 @@ export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = fol
       const onAbort = () => {
         if (!pending.delete(id)) return
         worker?.postMessage({ type: 'abort', id })
-        reject(signal.reason ?? new DOMException('Aborted', 'AbortError'))
+        reject(abortedBy(signal))
       }
       signal.addEventListener('abort', onAbort, { once: true })
       pending.set(id, { options, lastEventId: options.lastEventId, resolve, reject, detach: () => signal.removeEventListener('abort', onAbort) })
