@@ -68,13 +68,15 @@ export function createCodeHighlighter(loaders: Record<LanguageId, () => Promise<
   const loadGrammar = (highlighter: HighlighterCore, language: LanguageId): Promise<void> => {
     let loading = grammars.get(language)
     if (loading === undefined) {
-      // Evaluating the grammar's chunk, copying it and registering it are each a task of their
-      // own: together, on the first block of a language, they were one long task.
+      // Evaluating the grammar's chunk, copying it, registering it and the first lines (which
+      // compile its patterns) are each a task of their own: together, on the first block of a
+      // language, they were one long task.
       loading = loaders[language]().then(async (module) => {
         await nextTask()
         const grammar = structuredClone(module.default)
         await nextTask()
         await highlighter.loadLanguage(grammar)
+        await nextTask()
       })
       // A grammar that failed to load (a network blip) is tried again by the next code block.
       loading.catch(() => grammars.delete(language))
@@ -88,8 +90,6 @@ export function createCodeHighlighter(loaders: Record<LanguageId, () => Promise<
     await nextTask()
     const highlighter = await getCore()
     await loadGrammar(highlighter, language)
-    // The first lines of a language also compile its patterns: they get a task of their own.
-    await nextTask()
     const options = {
       lang: language,
       themes: { light: 'github-light-high-contrast', dark: 'github-dark-high-contrast' },
