@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import type { Browser } from '@playwright/test'
+import type { Browser, Page } from '@playwright/test'
 import { openPage, sleep, withTimeout, type BenchPage } from './browser'
 import { FIRST_MARKER, HISTORY_MARKER, LAST_MARKER, type WireMessage } from './content'
 import type { FakeDaemon } from './fake-daemon'
@@ -37,6 +37,17 @@ export type StreamSettings = {
 
 /** What a trace records: the main thread's tasks, V8 (GC included) and Blink's rendering steps. */
 const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'blink', 'blink.user_timing', 'loading', 'disabled-by-default-v8.cpu_profiler']
+
+/** Starts a Chrome trace of `page` into `path` (its folder made if need be). */
+async function startTrace(browser: Browser, page: Page, path: string): Promise<void> {
+  mkdirSync(dirname(path), { recursive: true })
+  await browser.startTracing(page, { path, screenshots: false, categories: TRACE_CATEGORIES })
+}
+
+/** Ends the trace and writes it; a trace that cannot be written is given up, never the run. */
+async function stopTrace(browser: Browser): Promise<void> {
+  await withTimeout(browser.stopTracing(), 120_000, 'the trace').catch(() => undefined)
+}
 
 /** The composer is `#composer-input` in both apps; Enter sends. */
 const COMPOSER = '#composer-input'
@@ -125,8 +136,7 @@ export async function streamRun(
     await p.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)))
     let tracing = false
     if (settings.tracePath) {
-      mkdirSync(dirname(settings.tracePath), { recursive: true })
-      await browser.startTracing(p.page, { path: settings.tracePath, screenshots: false, categories: TRACE_CATEGORIES })
+      await startTrace(browser, p.page, settings.tracePath)
       tracing = true
     }
     const before = await p.metrics()
@@ -170,7 +180,7 @@ export async function streamRun(
       const samples = await heap.stop()
       if (tracing) {
         tracing = false
-        await withTimeout(browser.stopTracing(), 120_000, 'the trace').catch(() => undefined)
+        await stopTrace(browser)
       }
       const win = to === undefined ? undefined : await withTimeout(p.window(from, to), 30_000, 'the probe').catch(() => undefined)
       const longTasks = win?.longTasks.map((t) => t.duration)
@@ -200,7 +210,7 @@ export async function streamRun(
       }
     } finally {
       await heap.stop()
-      if (tracing) await withTimeout(browser.stopTracing(), 120_000, 'the trace').catch(() => undefined)
+      if (tracing) await stopTrace(browser)
     }
   })
 }
@@ -270,11 +280,10 @@ export async function historyRun(
     const heapMB = ((await p.metrics()).JSHeapUsedSize ?? NaN) / 2 ** 20
     // With --trace, the scroll test alone is traced (the load is not).
     if (settings.tracePath) {
-      mkdirSync(dirname(settings.tracePath), { recursive: true })
-      await browser.startTracing(p.page, { path: settings.tracePath, screenshots: false, categories: TRACE_CATEGORIES })
+      await startTrace(browser, p.page, settings.tracePath)
     }
     const scroll = await withTimeout(p.page.evaluate(scrollTest, { steps: settings.scrollSteps }), 180_000, 'the scroll test').finally(async () => {
-      if (settings.tracePath) await withTimeout(browser.stopTracing(), 120_000, 'the trace').catch(() => undefined)
+      if (settings.tracePath) await stopTrace(browser)
     })
     const scrollWindow = await p.window(scroll.from, scroll.to)
     const scrollTasks = scrollWindow.longTasks.map((t) => t.duration)
