@@ -18,7 +18,7 @@ export type TranscriptProps<Item> = {
 /** A first guess at a row's height, before it is measured. */
 const ESTIMATED_ROW_PX = 140
 /** Rows rendered beyond each edge of the window, so a quick scroll never shows a blank. */
-const OVERSCAN = 6
+const OVERSCAN = 3
 /** Where the browser has no scrollend event, a scroll this quiet has ended. */
 const SCROLL_QUIET_MS = 150
 /** How close to the end still counts as reading the latest. */
@@ -100,6 +100,12 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
     anchorTo: 'end',
     followOnAppend: true,
     scrollEndThreshold: PIN_SLACK_PX,
+    // A row's size or the scroll changing writes the rows' positions and the content's height
+    // straight to the DOM; React renders the transcript again only when the window's range or
+    // its scrolling state changes. Otherwise every measurement of a streaming reply (a commit of
+    // text, 20 a second) and every step of a scroll rendered the whole window again.
+    directDomUpdates: true,
+    directDomUpdatesMode: 'transform',
   })
   const atEnd = virtualizer.isAtEnd()
 
@@ -179,14 +185,13 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
       >
         {loading ? <p className="muted">{t('app.loading')}</p> : null}
         {!loading && items.length === 0 ? <p className="muted">{t('transcript.empty')}</p> : null}
-        <div className="transcript__content" style={{ height: virtualizer.getTotalSize() }}>
+        <div ref={virtualizer.containerRef} className="transcript__content">
           {virtualizer.getVirtualItems().map((row) => (
             <div
               key={row.key}
               ref={virtualizer.measureElement}
               data-index={row.index}
               className={`transcript__row${row.index === match ? ' transcript__row--match' : ''}`}
-              style={{ transform: `translateY(${row.start}px)` }}
             >
               <RowContent item={items[row.index]} render={renderItem} />
             </div>

@@ -5,7 +5,7 @@
  * reached. In English and Chinese. And on a wide screen the panel stays where it was.
  */
 import type { Page } from '@playwright/test'
-import { agentReplies, daemonState, expect, messageBox, openApp, sendMessage, test, WORDS, type Lang } from './fixtures'
+import { agentReplies, daemonState, expect, messageBox, openApp, operatorMessages, sendMessage, test, WORDS, type Lang } from './fixtures'
 import { expectInsideViewport, newSessionAnyWidth, pageScrolls, sessionsNav, sessionsToggle } from './panel'
 
 const NARROW = [
@@ -110,7 +110,12 @@ for (const size of NARROW) {
         await expectInsideViewport(page, page.getByRole('button', { name: WORDS[lang].send }), 'Send')
 
         // Every control can be reached: the first reply's Regenerate, scrolled into view inside the
-        // transcript, lies inside the window and is not covered by anything.
+        // transcript, lies inside the window and is not covered by anything. The transcript is
+        // windowed, so the first reply is in the DOM only once the view is back at the top, as an
+        // operator scrolling up would bring it; until then "the first in the DOM" is a later one.
+        await transcript.evaluate((el) => el.scrollTo({ top: 0 }))
+        const firstOperator = operatorMessages(page, lang).first()
+        await expect(firstOperator, 'the first message, back at the top').toContainText(`1. ${long.slice(0, 16)}`)
         const regenerate = agentReplies(page, lang).first().getByRole('button', { name: WORDS[lang].regenerate })
         await regenerate.scrollIntoViewIfNeeded()
         await expectInsideViewport(page, regenerate, 'the first Regenerate')
