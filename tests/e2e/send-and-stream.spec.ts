@@ -34,8 +34,14 @@ test('a message sent with Enter gets a reply that streams in, completes, and sur
   const text = stored?.content ?? ''
   expect(text).toContain('How do I rotate the daemon logs?')
   expect(await replySource(page, reply)).toBe(text)
-  // Rendered as Markdown: the reply's code block is a code block, not backticks.
+  // Rendered as Markdown: the reply's code block is a code block, not backticks, and once it is
+  // in view it is highlighted, reading exactly as the code the reply holds.
   await expect(reply.locator('pre code')).toHaveCount(1)
+  const code = reply.locator('.md-code pre')
+  await code.scrollIntoViewIfNeeded()
+  await expect(code).toHaveAttribute('data-highlighted', 'true')
+  await expect(code.locator('span[style]').first()).toBeVisible()
+  expect(text).toContain(await code.innerText())
 
   // The session is in the sidebar and marked current.
   const current = page.getByRole('navigation', { name: 'Sessions' }).getByRole('link')

@@ -1,7 +1,9 @@
+import { useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { CopyButton } from './copy-button'
 import { LANGUAGE_NAMES, resolveLanguage } from './languages'
 import { useHighlight } from './use-highlight'
+import { useSeen } from './use-seen'
 
 export type CodeBlockProps = {
   /** The code, exactly as in the fence (no trailing newline). */
@@ -14,18 +16,21 @@ export type CodeBlockProps = {
 
 /**
  * A fenced code block: a header with the language and a Copy button, then the code, highlighted
- * once the block is finished and its grammar has loaded (plain until then, and for languages
- * outside the curated set). Long lines scroll sideways inside the block.
+ * once the block is finished, has been in view a moment (see use-seen.ts) and its grammar has
+ * loaded (plain until then, and for languages outside the curated set). A block highlighted
+ * before shows its colours at once. Long lines scroll sideways inside the block.
  */
 export function CodeBlock({ code, tag, complete }: CodeBlockProps) {
   const { t } = useTranslation()
   const language = resolveLanguage(tag)
-  const lines = useHighlight(code, language, complete)
+  const ref = useRef<HTMLDivElement>(null)
+  const seen = useSeen(ref, complete && language !== undefined)
+  const lines = useHighlight(code, language, complete, seen)
   // A tag outside the curated set is still named as the model wrote it.
   const name = language !== undefined ? LANGUAGE_NAMES[language] : tag || t('markdown.plainText')
 
   return (
-    <div className="md-code" data-language={language ?? 'text'}>
+    <div ref={ref} className="md-code" data-language={language ?? 'text'}>
       <div className="md-code__header">
         <span className="md-code__language">{name}</span>
         <CopyButton text={code} label={t('markdown.copyCode')} />

@@ -19,10 +19,12 @@ const loadHighlighter = () => import('./highlighter')
 
 /**
  * The highlighted lines of `code` once they are ready, or undefined meanwhile (and for no
- * language, or while `enabled` is false: the block is still streaming in). Shiki and the grammar
- * load on first use; a failure to load leaves the code plain, which is still correct.
+ * language, or while `enabled` is false: the block is still streaming in). Lines highlighted
+ * before (by this mount or another) show at once; new ones are made only once `start` is true
+ * (the block has been seen). Shiki and the grammar load on first use; a failure to load leaves
+ * the code plain, which is still correct.
  */
-export function useHighlight(code: string, language: LanguageId | undefined, enabled: boolean): HighlightedLine[] | undefined {
+export function useHighlight(code: string, language: LanguageId | undefined, enabled: boolean, start = true): HighlightedLine[] | undefined {
   const key = language === undefined ? undefined : cacheKey(language, code)
   const [result, setResult] = useState<{ key: string; lines: HighlightedLine[] } | undefined>(() => {
     const lines = key === undefined ? undefined : cache.get(key)
@@ -30,7 +32,7 @@ export function useHighlight(code: string, language: LanguageId | undefined, ena
   })
 
   useEffect(() => {
-    if (!enabled || language === undefined || key === undefined || cache.has(key)) return
+    if (!enabled || !start || language === undefined || key === undefined || cache.has(key)) return
     let current = true
     loadHighlighter()
       .then(({ highlight }) => highlight(code, language))
@@ -45,7 +47,7 @@ export function useHighlight(code: string, language: LanguageId | undefined, ena
     return () => {
       current = false
     }
-  }, [code, language, key, enabled])
+  }, [code, language, key, enabled, start])
 
   if (!enabled || key === undefined) return undefined
   if (result?.key === key) return result.lines
