@@ -1,4 +1,4 @@
-import { useId, useState, type ReactNode, type Ref } from 'react'
+import { useEffect, useId, useState, type ReactNode, type Ref } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { Message } from '../wire/types'
 import { FailureNotice } from './failure-notice'
@@ -28,6 +28,24 @@ export type AgentReplyProps = {
   regenerateRef?: Ref<HTMLButtonElement>
 }
 
+/** How long a streaming reply must go without new text before its caret blinks. */
+const CARET_PAUSE_MS = 1000
+
+/**
+ * The caret at the end of a streaming reply: steady while text arrives, blinking once the reply
+ * has paused (a retry's wait, a long think), as a text cursor does. A blink running through the
+ * whole stream cost a style recalculation on every frame.
+ */
+function StreamingCaret({ length }: { length: number }) {
+  // The text length at which the reply was last seen paused: paused until more text arrives.
+  const [pausedAt, setPausedAt] = useState<number>()
+  useEffect(() => {
+    const timer = setTimeout(() => setPausedAt(length), CARET_PAUSE_MS)
+    return () => clearTimeout(timer)
+  }, [length])
+  return <span className="caret" data-paused={pausedAt === length ? '' : undefined} aria-hidden="true" />
+}
+
 /** One agent reply in the main flow: its text (always as text), status, failure and actions. */
 export function AgentReply({ message, earlier = [], followers = {}, position, onStop, onRegenerate, busy = false, retry, tier1, articleRef, regenerateRef }: AgentReplyProps) {
   const { t } = useTranslation()
@@ -49,7 +67,7 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
       {message.content || status === 'streaming' ? (
         <div className="message__body message__body--markdown" aria-busy={status === 'streaming'}>
           <LazyReplyMarkdown source={message.content} streaming={status === 'streaming'} />
-          {status === 'streaming' ? <span className="caret" aria-hidden="true" /> : null}
+          {status === 'streaming' ? <StreamingCaret length={message.content.length} /> : null}
         </div>
       ) : null}
       {status === 'streaming' ? tier1 : null}
