@@ -202,21 +202,39 @@ type BlockRunProps = {
   blocks: readonly string[]
   /** Index in `blocks` of the block still streaming in, or -1. */
   live: number
+  /** Whether a later run follows this one in the reply. */
+  followed: boolean
   definitions: string
 }
 
-/** A run of blocks, memoized: a run with no live block and unchanged blocks renders nothing again. */
-const BlockRun = memo(function BlockRun({ blocks, live, definitions }: BlockRunProps) {
-  return blocks.map((block, i) => {
-    // Blocks only ever grow at the end while streaming: their index is their identity.
-    if (i !== live) return <MarkdownBlock key={i} text={block} definitions={definitions} complete />
-    const fence = openFence(block)
-    return fence ? (
-      <CodeBlock key={i} code={fence.code} tag={fence.tag} complete={false} />
-    ) : (
-      <MarkdownBlock key={i} text={repairStreamingBlock(block)} definitions={definitions} complete={false} />
-    )
-  })
+/** A rough height for a run the browser has not laid out yet: a line of about 90 characters, 24 px. */
+const estimatedHeight = (blocks: readonly string[]) => Math.max(48, Math.round(blocks.reduce((sum, block) => sum + block.length, 0) / 90) * 24)
+
+/**
+ * A run of blocks, memoized: a run with no live block and unchanged blocks renders nothing again.
+ *
+ * A finished run with a later one after it is `content-visibility: auto`: while it is off screen
+ * the browser skips its style, layout and paint, and keeps the size it last had (an estimate
+ * until it has been laid out once). Each commit of a long streaming reply then lays out and
+ * paints the runs near the view, not the whole reply. The last run never is: a reply of one run
+ * (nearly all of them) renders exactly as it would without runs.
+ */
+const BlockRun = memo(function BlockRun({ blocks, live, followed, definitions }: BlockRunProps) {
+  const skippable = followed && live === -1
+  return (
+    <div className={skippable ? 'md-run md-run--skippable' : 'md-run'} style={skippable ? { containIntrinsicSize: `auto ${estimatedHeight(blocks)}px` } : undefined}>
+      {blocks.map((block, i) => {
+        // Blocks only ever grow at the end while streaming: their index is their identity.
+        if (i !== live) return <MarkdownBlock key={i} text={block} definitions={definitions} complete />
+        const fence = openFence(block)
+        return fence ? (
+          <CodeBlock key={i} code={fence.code} tag={fence.tag} complete={false} />
+        ) : (
+          <MarkdownBlock key={i} text={repairStreamingBlock(block)} definitions={definitions} complete={false} />
+        )
+      })}
+    </div>
+  )
 })
 
 /**
@@ -234,7 +252,7 @@ export function ReplyMarkdown({ source, streaming = false }: ReplyMarkdownProps)
       {runs.map((blocks, r) => {
         const start = r * RUN_LENGTH
         const liveHere = live >= start && live < start + blocks.length ? live - start : -1
-        return <BlockRun key={r} blocks={blocks} live={liveHere} definitions={definitions} />
+        return <BlockRun key={r} blocks={blocks} live={liveHere} followed={r < runs.length - 1} definitions={definitions} />
       })}
     </div>
   )
