@@ -19,6 +19,11 @@ export type TranscriptProps<Item> = {
 const ESTIMATED_ROW_PX = 140
 /** Rows rendered beyond each edge of the window, so a quick scroll never shows a blank. */
 const OVERSCAN = 3
+/**
+ * While the log scrolls, only this many: each step of a fast scroll mounts a new window of
+ * replies (Markdown, layout) in one task, and rows far off the view are the ones it can spare.
+ */
+const SCROLLING_OVERSCAN = 1
 /** Where the browser has no scrollend event, a scroll this quiet has ended. */
 const SCROLL_QUIET_MS = 150
 /** How close to the end still counts as reading the latest. */
@@ -88,6 +93,9 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
   )
   // The virtualizer hands out fresh functions each render, which the React Compiler cannot memoize
   // around; this component is left uncompiled, as TanStack documents.
+  // The instance of the last render: whether the log is scrolling picks the overscan (the same
+  // instance every render; it says it is scrolling before it renders for it).
+  const last = useRef<Virtualizer<HTMLDivElement, Element>>(undefined)
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
     count: items.length,
@@ -95,7 +103,7 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
     estimateSize: () => ESTIMATED_ROW_PX,
     getItemKey: (index) => itemKey(items[index] as Item),
     observeElementRect: observeRect,
-    overscan: OVERSCAN,
+    overscan: last.current?.isScrolling ? SCROLLING_OVERSCAN : OVERSCAN,
     rangeExtractor,
     anchorTo: 'end',
     followOnAppend: true,
@@ -107,6 +115,7 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
     directDomUpdates: true,
     directDomUpdatesMode: 'transform',
   })
+  last.current = virtualizer
   const atEnd = virtualizer.isAtEnd()
 
   // A window that changes size (a phone turned, the panel folded, zoom) re-wraps every row: one
