@@ -22,6 +22,9 @@ const OVERSCAN = 3
 /**
  * While the log scrolls, only this many: each step of a fast scroll mounts a new window of
  * replies (Markdown, layout) in one task, and rows far off the view are the ones it can spare.
+ * The view following a stream scrolls too, so a stream runs with this overscan: fewer rows (each
+ * a layer) for every frame to composite. The rows beyond it come back once scrolling has been
+ * quiet for a moment (150 ms).
  */
 const SCROLLING_OVERSCAN = 1
 /** Where the browser has no scrollend event, a scroll this quiet has ended. */
@@ -34,9 +37,9 @@ const HOLD_MS = 800
 type RowContentProps = { item: unknown; render: (item: never) => ReactNode }
 
 /**
- * A row's content, memoized on its item: the virtualizer re-renders the transcript whenever a row
- * is measured (a reply growing by a delta, many times a second), and that must not render every
- * row in the window again.
+ * A row's content, memoized on its item: the transcript renders again when the window's range or
+ * scrolling state changes and when its items do (a reply growing, many times a second), and that
+ * must not render every row in the window again.
  */
 const RowContent = memo(function RowContent({ item, render }: RowContentProps) {
   return render(item as never)

@@ -1,3 +1,4 @@
+import { waitFor } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
 import { ReplyMarkdown } from '../../src/chat/markdown/reply-markdown'
 import { renderInLanguage } from './markdown-helpers'
@@ -6,21 +7,27 @@ import { renderInLanguage } from './markdown-helpers'
 const paragraphs = (count: number) => Array.from({ length: count }, (_, i) => `Paragraph number ${i + 1} of the reply.`).join('\n\n')
 
 const runs = (container: HTMLElement) => [...container.querySelectorAll<HTMLElement>('.md-reply > .md-run')]
+const skippable = (container: HTMLElement) => runs(container).map((run) => run.classList.contains('md-run--skippable'))
+const nextFrames = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0))))
 
 describe('a long reply in runs the browser may skip off screen', () => {
-  it('renders a short reply as one plain run', () => {
+  it('renders a short reply as one plain run', async () => {
     const { container } = renderInLanguage(<ReplyMarkdown source={paragraphs(12)} />)
+    await nextFrames()
     expect(runs(container)).toHaveLength(1)
-    expect(container.querySelector('.md-run--skippable')).toBeNull()
+    expect(runs(container)[0]!.className).toBe('md-run')
     expect(container.querySelectorAll('p')).toHaveLength(12)
   })
 
-  it('makes every finished run but the last skippable, with a size to hold until it is laid out', () => {
+  it('makes every finished run but the last skippable once it has been laid out, with a size to hold', async () => {
     const { container } = renderInLanguage(<ReplyMarkdown source={paragraphs(120)} />)
+    // First rendered in full: a reply mounted again is measured at its true height.
+    expect(skippable(container)).toEqual([false, false, false])
+    await waitFor(() => expect(skippable(container)).toEqual([true, true, false]))
     const all = runs(container)
-    expect(all).toHaveLength(3)
-    expect(all.map((run) => run.classList.contains('md-run--skippable'))).toEqual([true, true, false])
+    expect(all[0]!.classList.contains('md-run--finished')).toBe(true)
     expect(all[0]!.style.containIntrinsicSize).toMatch(/^auto \d+px$/)
+    expect(all[2]!.className).toBe('md-run')
     expect(all[2]!.style.containIntrinsicSize).toBe('')
     // Skipping is the browser's: every paragraph is in the DOM, in order.
     const texts = [...container.querySelectorAll('p')].map((p) => p.textContent)
@@ -29,14 +36,17 @@ describe('a long reply in runs the browser may skip off screen', () => {
     expect(texts[119]).toBe('Paragraph number 120 of the reply.')
   })
 
-  it('never makes the run still streaming skippable, and does once a later run has begun', () => {
-    const { container, rerender } = renderInLanguage(<ReplyMarkdown source={paragraphs(60)} streaming />)
-    expect(runs(container).map((run) => run.classList.contains('md-run--skippable'))).toEqual([true, false])
-    rerender(<ReplyMarkdown source={`${paragraphs(60)}\n\nAnd more`} streaming />)
-    expect(runs(container).map((run) => run.classList.contains('md-run--skippable'))).toEqual([true, false])
-    // The first run's blocks were not rendered again: the same elements are still there.
+  it('makes a streaming reply\'s first run skippable once the 51st block begins, and not before', async () => {
+    const { container, rerender } = renderInLanguage(<ReplyMarkdown source={paragraphs(50)} streaming />)
+    await nextFrames()
+    expect(skippable(container)).toEqual([false])
+    rerender(<ReplyMarkdown source={`${paragraphs(50)}\n\nThe fifty-first`} streaming />)
+    expect(runs(container)).toHaveLength(2)
+    await waitFor(() => expect(skippable(container)).toEqual([true, false]))
+    // The run that became skippable is the same element, its blocks left as they were.
     const first = container.querySelector('p')
-    rerender(<ReplyMarkdown source={`${paragraphs(60)}\n\nAnd more text`} streaming />)
+    rerender(<ReplyMarkdown source={`${paragraphs(50)}\n\nThe fifty-first block`} streaming />)
     expect(container.querySelector('p')).toBe(first)
+    expect(container.querySelector('p')?.textContent).toBe('Paragraph number 1 of the reply.')
   })
 })

@@ -8,7 +8,7 @@
  * written), only http(s) and mailto links are live, images never load, and nothing is set as
  * inner HTML.
  */
-import { createContext, memo, use, useMemo, useState, type ComponentProps, type ReactNode } from 'react'
+import { createContext, memo, use, useEffect, useMemo, useState, type ComponentProps, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import Markdown, { type Components, type ExtraProps } from 'react-markdown'
 import remarkCjkFriendly from 'remark-cjk-friendly'
@@ -213,16 +213,32 @@ const estimatedHeight = (blocks: readonly string[]) => Math.max(48, Math.round(b
 /**
  * A run of blocks, memoized: a run with no live block and unchanged blocks renders nothing again.
  *
- * A finished run with a later one after it is `content-visibility: auto`: while it is off screen
- * the browser skips its style, layout and paint, and keeps the size it last had (an estimate
- * until it has been laid out once). Each commit of a long streaming reply then lays out and
- * paints the runs near the view, not the whole reply. The last run never is: a reply of one run
- * (nearly all of them) renders exactly as it would without runs.
+ * A finished run with a later one after it becomes `content-visibility: auto` once it has been
+ * laid out (a frame after it mounts): while it is off screen the browser then skips its style,
+ * layout and paint and keeps the size it had. Each commit of a long streaming reply lays out and
+ * paints the runs near the view, not the whole reply. Waiting for the first layout means a reply
+ * mounted again (scrolled out of the window and back) is measured at its true height, never an
+ * estimate that would change under the operator as it scrolls. The last run never is: a reply of
+ * one run (nearly all of them) renders exactly as it would without runs.
  */
 const BlockRun = memo(function BlockRun({ blocks, live, followed, definitions }: BlockRunProps) {
-  const skippable = followed && live === -1
+  const finished = followed && live === -1
+  const [laidOut, setLaidOut] = useState(false)
+  useEffect(() => {
+    if (!finished || laidOut || typeof requestAnimationFrame !== 'function') return
+    // The frame after this commit lays the run out (and remembers its size); the next may skip it.
+    let frame = requestAnimationFrame(() => {
+      frame = requestAnimationFrame(() => setLaidOut(true))
+    })
+    return () => cancelAnimationFrame(frame)
+  }, [finished, laidOut])
+  const skippable = finished && laidOut
   return (
-    <div className={skippable ? 'md-run md-run--skippable' : 'md-run'} style={skippable ? { containIntrinsicSize: `auto ${estimatedHeight(blocks)}px` } : undefined}>
+    <div
+      className={finished ? `md-run md-run--finished${skippable ? ' md-run--skippable' : ''}` : 'md-run'}
+      // `auto`: the size the browser last laid it out at stands in while it is skipped.
+      style={finished ? { containIntrinsicSize: `auto ${estimatedHeight(blocks)}px` } : undefined}
+    >
       {blocks.map((block, i) => {
         // Blocks only ever grow at the end while streaming: their index is their identity.
         if (i !== live) return <MarkdownBlock key={i} text={block} definitions={definitions} complete />

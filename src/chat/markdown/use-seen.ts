@@ -2,7 +2,7 @@ import { useEffect, useState, type RefObject } from 'react'
 
 /** How long a block must stay in or near view before it counts as seen. */
 export const SEEN_DWELL_MS = 250
-/** "Near": within a quarter of the view's height above or below it. */
+/** "Near": within a quarter of the window's height above or below it. */
 const NEAR_MARGIN = '25% 0px'
 
 type Watcher = (inView: boolean) => void
@@ -16,6 +16,9 @@ function watch(element: Element, watcher: Watcher): () => void {
     (entries) => {
       for (const entry of entries) watchers.get(entry.target)?.(entry.isIntersecting)
     },
+    // The margin widens the window only: inside the transcript, "near" is what its scroller
+    // shows. Widening the scroller too (scrollMargin) would highlight more of the blocks a fast
+    // stream pushes past, which is the work this hook is here to spare.
     { rootMargin: NEAR_MARGIN },
   )
   watchers.set(element, watcher)
@@ -27,8 +30,8 @@ function watch(element: Element, watcher: Watcher): () => void {
 }
 
 /**
- * Whether the element has been in or near view (the window, and every scroller around it) for
- * SEEN_DWELL_MS, once `watching` is on; once seen, it stays seen. Work the operator would only
+ * Whether the element has been in view (what every scroller around it shows, and near the
+ * window's edges) for SEEN_DWELL_MS, once `watching` is on; once seen, it stays seen. Work the operator would only
  * see there (highlighting a finished code block) waits for it: a block that a fast stream pushes
  * past the view in a moment is left for when the operator scrolls back to it. Where there is no
  * IntersectionObserver (a test DOM), everything counts as seen at once.
