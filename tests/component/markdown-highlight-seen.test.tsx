@@ -77,8 +77,10 @@ describe('a finished code block is highlighted once it has been in view a moment
     await waitFor(() => expect(pre(container)).toHaveAttribute('data-highlighted', 'true'), { timeout: 10_000 })
   })
 
-  it('shows a block highlighted before at once, even out of view', () => {
+  it('shows a block highlighted before at once, even out of view, and does not watch it', async () => {
     const { container } = renderInLanguage(<ReplyMarkdown source={'Again:\n\n```python\nprint("far below")\n```'} />)
     expect(pre(container)).toHaveAttribute('data-highlighted', 'true')
+    await wait(50)
+    expect(FakeObserver.watching(block(container))).toBe(false)
   })
 })

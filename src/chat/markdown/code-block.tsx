@@ -2,7 +2,7 @@ import { useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { CopyButton } from './copy-button'
 import { LANGUAGE_NAMES, resolveLanguage } from './languages'
-import { useHighlight } from './use-highlight'
+import { isHighlighted, useHighlight } from './use-highlight'
 import { useSeen } from './use-seen'
 
 export type CodeBlockProps = {
@@ -24,7 +24,8 @@ export function CodeBlock({ code, tag, complete }: CodeBlockProps) {
   const { t } = useTranslation()
   const language = resolveLanguage(tag)
   const ref = useRef<HTMLDivElement>(null)
-  const seen = useSeen(ref, complete && language !== undefined)
+  // Watched only while its highlighting is still to be made: one highlighted before shows at once.
+  const seen = useSeen(ref, complete && language !== undefined && !isHighlighted(code, language))
   const lines = useHighlight(code, language, complete, seen)
   // A tag outside the curated set is still named as the model wrote it.
   const name = language !== undefined ? LANGUAGE_NAMES[language] : tag || t('markdown.plainText')

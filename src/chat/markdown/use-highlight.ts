@@ -14,6 +14,11 @@ function remember(key: string, lines: HighlightedLine[]): void {
   if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as string)
 }
 
+/** Whether `code` has been highlighted as `language` already: a block showing it needs no highlighting made. */
+export function isHighlighted(code: string, language: LanguageId): boolean {
+  return cache.has(cacheKey(language, code))
+}
+
 /** The highlighter module, imported on the first code block that asks for it (its own chunk). */
 const loadHighlighter = () => import('./highlighter')
 

@@ -31,10 +31,10 @@ function watch(element: Element, watcher: Watcher): () => void {
 
 /**
  * Whether the element has been in view (what every scroller around it shows, and near the
- * window's edges) for SEEN_DWELL_MS, once `watching` is on; once seen, it stays seen. Work the operator would only
- * see there (highlighting a finished code block) waits for it: a block that a fast stream pushes
- * past the view in a moment is left for when the operator scrolls back to it. Where there is no
- * IntersectionObserver (a test DOM), everything counts as seen at once.
+ * window's edges) for SEEN_DWELL_MS, once `watching` is on; once seen, it stays seen. Work the
+ * operator would only see there (highlighting a finished code block) waits for it: a block that a
+ * fast stream pushes past the view in a moment is left for when the operator scrolls back to it.
+ * Where there is no IntersectionObserver (a test DOM), everything counts as seen at once.
  */
 export function useSeen(ref: RefObject<Element | null>, watching: boolean): boolean {
   const [seen, setSeen] = useState(() => typeof IntersectionObserver === 'undefined')
