@@ -150,7 +150,7 @@ export async function streamRun(
         await sleep(300)
         // The composer keeps the focus after Enter in both apps; focusing again would wait on a busy page.
         const typeFrom = await p.now()
-        await withTimeout(typeStamped(p, typing.text, typing.delayMs), 180_000, 'typing')
+        await withTimeout(typeKeys(p, typing.text, typing.delayMs), 180_000, 'typing')
         await sleep(200)
         const typeTo = await p.now()
         const { events } = await p.window(typeFrom, typeTo)
@@ -226,15 +226,19 @@ function keyOf(ch: string): { key: string; code: string; windowsVirtualKeyCode: 
 }
 
 /**
- * Types `text` through CDP, each key stamped with the moment it is sent, so Event Timing's
- * duration runs from the "press" whatever queue the key waits in (checked: a key sent during a
- * 600 ms busy loop reports about 540 ms). Nothing here waits on the page being actionable.
+ * Types `text` through CDP, one key every `delayMs`, without a timestamp: Chromium's browser
+ * process stamps each key as it receives it, as it does a key from the keyboard, so Event
+ * Timing's duration runs from there whatever queue the key then waits in (checked: a key sent
+ * during a 600 ms busy loop reports 560 ms). A timestamp taken here would add the harness's own
+ * trip to the browser (about 1.5 ms a key, measured on a bare textarea: 2.3 ms median from the
+ * stamp to the handler against 0.7 ms), enough to put 3–6 of 61 keys typed into a bare textarea
+ * at 24 ms where Chromium's own stamp puts 0–1. Nothing here waits on the page being actionable.
  */
-async function typeStamped(p: BenchPage, text: string, delayMs: number) {
+async function typeKeys(p: BenchPage, text: string, delayMs: number) {
   for (const ch of text) {
     const key = keyOf(ch)
-    await p.cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', ...key, text: ch, unmodifiedText: ch, timestamp: Date.now() / 1000 })
-    await p.cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', ...key, timestamp: Date.now() / 1000 })
+    await p.cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', ...key, text: ch, unmodifiedText: ch })
+    await p.cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', ...key })
     await sleep(delayMs)
   }
 }
