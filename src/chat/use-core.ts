@@ -77,10 +77,12 @@ export function useShortcuts(handle: (id: ShortcutId) => boolean): void {
   useEffect(() => {
     const apple = isApple(navigator.platform || navigator.userAgent)
     const onKeyDown = (event: KeyboardEvent) => {
-      // A modal dialog has the page to itself: nothing behind it acts on a key.
-      if (event.defaultPrevented || document.querySelector('dialog[open], [aria-modal="true"]')) return
+      if (event.defaultPrevented) return
       const id = shortcutFor(keyPressOf(event), apple)
-      if (id && latest.current(id)) event.preventDefault()
+      // A modal dialog has the page to itself: nothing behind it acts on a key. Asked only of a
+      // shortcut: a typed letter does not search the whole page.
+      if (!id || document.querySelector('dialog[open], [aria-modal="true"]')) return
+      if (latest.current(id)) event.preventDefault()
     }
     document.addEventListener('keydown', onKeyDown)
     return () => document.removeEventListener('keydown', onKeyDown)
