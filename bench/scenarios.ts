@@ -86,6 +86,8 @@ export type StreamResult = {
   longTaskCount: number | undefined
   longTaskTotalMs: number | undefined
   longTaskMaxMs: number | undefined
+  /** When each long task began, in ms from the Enter that sent the prompt. */
+  longTaskAtMs: number[] | undefined
   rafP95Ms: number | undefined
   rafP99Ms: number | undefined
   /** Lower bounds when the marker never showed (then finalMissing is true). */
@@ -194,6 +196,8 @@ export async function streamRun(
         longTaskCount: longTasks?.length,
         longTaskTotalMs: longTasks?.reduce((a, b) => a + b, 0),
         longTaskMaxMs: longTasks ? Math.max(0, ...longTasks) : undefined,
+        // When each long task began, from the Enter that sent the prompt: the send, the stream or its end.
+        longTaskAtMs: win?.longTasks.map((t) => Math.round(t.start - from)),
         rafP95Ms: percentile(frameGaps, 95),
         rafP99Ms: percentile(frameGaps, 99),
         firstDeltaMs: (first?.paintedWall ?? gaveUpAt) - (record.firstDeltaAt ?? NaN),
