@@ -56,7 +56,8 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
   // A parked send that history shows after all (its answer was lost, a later read found it)
   // has landed: it leaves the outbox, so it is neither shown twice nor kept for ever.
   useEffect(() => {
-    if (!history) return
+    // Most changes of the outbox park nothing: no pass over a long history for them.
+    if (!history || !pending.some((entry) => entry.state === 'not_sent')) return
     const landed = new Set(history.map((m) => m.client_message_id))
     for (const entry of pending) {
       if (entry.state === 'not_sent' && landed.has(entry.clientMessageId)) runtime.outbox.remove(entry.clientMessageId)

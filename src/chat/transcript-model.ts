@@ -18,14 +18,35 @@ export function replyKey(reply: Message): string {
   return reply.run_id ? `run:${reply.run_id}` : reply.id
 }
 
-export function buildTranscript(messages: readonly Message[], pending: readonly OutboxEntry[]): TranscriptItem[] {
+type HistoryItems = { items: readonly TranscriptItem[]; landed: ReadonlySet<string> }
+
+/**
+ * The rows of one history, kept as long as that history is: the cached history is replaced, never
+ * changed in place, so its identity says it is the same. A change of the outbox alone (a send
+ * going out, accepted, taken back) then costs its own rows, not a pass over 10,000 messages.
+ */
+const historyRows = new WeakMap<readonly Message[], HistoryItems>()
+
+export function buildTranscript(messages: readonly Message[], pending: readonly OutboxEntry[]): readonly TranscriptItem[] {
+  let rows = historyRows.get(messages)
+  if (!rows) historyRows.set(messages, (rows = historyItems(messages)))
+  const { items, landed } = rows
+  // A send whose message history already holds is shown from history, never twice.
+  const waiting = pending.filter((entry) => !landed.has(entry.clientMessageId))
+  if (waiting.length === 0) return items
+  return [...items, ...waiting.map((entry): TranscriptItem => ({ kind: 'pending', key: `pending:${entry.clientMessageId}`, entry }))]
+}
+
+function historyItems(messages: readonly Message[]): HistoryItems {
   const items: TranscriptItem[] = []
   const superseded = new Map<string, Message[]>()
   // What a regenerate replaced after each earlier reply (later operator messages and their
   // replies), so nothing the operator wrote disappears from view.
   const followers: Record<string, Message[]> = {}
   let openVersion: Message | undefined
+  const landed = new Set<string>()
   for (const m of messages) {
+    if (m.client_message_id) landed.add(m.client_message_id)
     if (m.superseded && m.role === 'agent' && m.reply_to && !(openVersion && followers[openVersion.id]?.some((f) => f.id === m.reply_to))) {
       const list = superseded.get(m.reply_to) ?? []
       list.push(m)
@@ -52,12 +73,7 @@ export function buildTranscript(messages: readonly Message[], pending: readonly 
         isLatest: m === lastAgent,
       })
   }
-  // A send whose message history already holds is shown from history, never twice.
-  const landed = new Set(messages.map((m) => m.client_message_id).filter(Boolean))
-  for (const entry of pending) {
-    if (!landed.has(entry.clientMessageId)) items.push({ kind: 'pending', key: `pending:${entry.clientMessageId}`, entry })
-  }
-  return items
+  return { items, landed }
 }
 
 /** Messages a regenerate from `anchorId` would supersede, and how many of them are operator messages. */

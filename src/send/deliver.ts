@@ -165,7 +165,11 @@ async function sendHeld(runtime: SendRuntime, entry: OutboxEntry, hooks: SendHoo
     if (outcome.kind === 'accepted') {
       outbox.update(entry.clientMessageId, { acceptedMessageId: outcome.messageId })
       try {
-        await hooks.onAccepted?.(entry, outcome)
+        // A hook that shows the send at once returns nothing: the entry then leaves the outbox in
+        // the same turn, and the page renders the change once, not once per step (over a long
+        // history each render is a pass over it).
+        const shown = hooks.onAccepted?.(entry, outcome)
+        if (shown) await shown
       } catch {
         // Accepted is accepted: a failed history read after it is the transcript's concern.
       }

@@ -50,6 +50,26 @@ describe('buildTranscript', () => {
     const items = buildTranscript(history, [entry('c1'), entry('c2')])
     expect(items.filter((i) => i.kind === 'pending').map((i) => i.key)).toEqual(['pending:c2'])
   })
+
+  it('builds the rows of a history once: a change of the outbox alone reuses them, a new history is read afresh', () => {
+    const entry = (id: string): OutboxEntry => ({ clientMessageId: id, sessionId: 's', content: `text ${id}`, state: 'sending', createdAt: 0 })
+    const alone = buildTranscript(history, [])
+    // Nothing waiting: the very rows of that history.
+    expect(buildTranscript(history, [])).toBe(alone)
+    expect(buildTranscript(history, [entry('c1')])).toBe(alone)
+    const sending = buildTranscript(history, [entry('c9')])
+    expect(sending.slice(0, alone.length)).toEqual(alone)
+    expect(sending[0]).toBe(alone[0])
+    expect(sending.map((i) => i.key)).toEqual(['op1', 'a1b', 'pending:c9'])
+
+    // The cache replaces history, never changes it in place: a new array is a new history.
+    const landed = [...history, msg('op3', 'operator', { client_message_id: 'c9' }), msg('a3', 'agent', { reply_to: 'op3', status: 'streaming' })]
+    const after = buildTranscript(landed, [entry('c9')])
+    expect(after.map((i) => i.key)).toEqual(['op1', 'a1b', 'op3', 'a3'])
+    const [, before, , latest] = after
+    if (before?.kind !== 'agent' || latest?.kind !== 'agent') throw new Error('expected agent items')
+    expect([before.isLatest, latest.isLatest]).toEqual([false, true])
+  })
 })
 
 describe('regenerateImpact', () => {
