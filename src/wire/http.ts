@@ -7,7 +7,7 @@ import { isAbortError, MalformedPayloadError, RefusalError, TransportError } fro
 import {
   API_PREFIX,
   cancelReceiptSchema,
-  messageListSchema,
+  readMessageList,
   refusalBodySchema,
   regenerateReceiptSchema,
   runSchema,
@@ -139,15 +139,18 @@ export function createDaemonClient({
     return response
   }
 
-  async function json<S extends z.ZodMiniType>(schema: S, endpoint: string, responsePromise: Promise<Response>): Promise<z.infer<S>> {
+  async function bodyOf(endpoint: string, responsePromise: Promise<Response>): Promise<unknown> {
     const response = await responsePromise
-    let body: unknown
     try {
-      body = await response.json()
+      return await response.json()
     } catch (error) {
       if (isAbortError(error)) throw error
       throw new MalformedPayloadError(endpoint, 'the body is not JSON')
     }
+  }
+
+  async function json<S extends z.ZodMiniType>(schema: S, endpoint: string, responsePromise: Promise<Response>): Promise<z.infer<S>> {
+    const body = await bodyOf(endpoint, responsePromise)
     const parsed = schema.safeParse(body)
     if (!parsed.success) throw new MalformedPayloadError(endpoint, parsed.error.issues[0]?.message ?? 'invalid')
     return parsed.data
@@ -177,9 +180,11 @@ export function createDaemonClient({
     },
     async listMessages(sessionId: string, signal?: AbortSignal): Promise<Message[]> {
       const path = `${sessionPath(sessionId)}/messages`
-      const body = await json(messageListSchema, 'GET /sessions/:sid/messages', request('GET', path, { signal }))
-      unreadable.set(sessionId, body.skipped)
-      return body.messages
+      const endpoint = 'GET /sessions/:sid/messages'
+      const list = await readMessageList(await bodyOf(endpoint, request('GET', path, { signal })), () => pauseForPage(signal))
+      if (!list.ok) throw new MalformedPayloadError(endpoint, list.issue)
+      unreadable.set(sessionId, list.skipped)
+      return list.messages
     },
     sendMessage(sessionId: string, body: SendBody, signal?: AbortSignal): Promise<SendReceipt> {
       const path = `${sessionPath(sessionId)}/messages`
@@ -216,6 +221,26 @@ const STATUS_CODES: Record<number, string> = {
 }
 
 /** The code a bare status implies: the table's, else the class's (any 5xx is the daemon being unavailable). */
+/**
+ * Gives the page a turn between two slices of a long read: `scheduler.yield()` where there is one
+ * (the read goes on ahead of work queued after it), else a message to itself, which no timer
+ * clamp delays. An abort meanwhile ends the read.
+ */
+async function pauseForPage(signal: AbortSignal | undefined): Promise<void> {
+  const scheduler = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler
+  if (typeof scheduler?.yield === 'function') await scheduler.yield()
+  else
+    await new Promise<void>((resolve) => {
+      const { port1, port2 } = new MessageChannel()
+      port1.onmessage = () => {
+        port1.close()
+        resolve()
+      }
+      port2.postMessage(null)
+    })
+  signal?.throwIfAborted()
+}
+
 export function codeOfStatus(status: number): string {
   const known = STATUS_CODES[status]
   if (known) return known

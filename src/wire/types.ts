@@ -145,6 +145,14 @@ export const runSchema = z.object({
 })
 export type Run = z.infer<typeof runSchema>
 
+/** Reads `items[from, to)` with `item`, pushing each record that reads into `kept`. */
+function readInto<T>(item: z.ZodMiniType, items: readonly unknown[], from: number, to: number, kept: T[]): void {
+  for (let i = from; i < to; i++) {
+    const parsed = item.safeParse(items[i])
+    if (parsed.success) kept.push(parsed.data as T)
+  }
+}
+
 /**
  * A list read item by item: one record that cannot be read is skipped and counted instead of
  * costing the operator every other one (a whole session hidden by one bad message).
@@ -154,10 +162,7 @@ function lenientList<S extends z.ZodMiniType>(item: S) {
     z.array(z.unknown()),
     z.transform((items: unknown[]) => {
       const kept: z.infer<S>[] = []
-      for (const raw of items) {
-        const parsed = item.safeParse(raw)
-        if (parsed.success) kept.push(parsed.data as z.infer<S>)
-      }
+      readInto(item, items, 0, items.length, kept)
       return { items: kept, skipped: items.length - kept.length }
     }),
   )
@@ -171,6 +176,32 @@ export const messageListSchema = z.pipe(
   z.object({ messages: lenientList(messageSchema) }),
   z.transform(({ messages }: { messages: { items: Message[]; skipped: number } }) => ({ messages: messages.items, skipped: messages.skipped })),
 )
+
+const messageListShape = z.object({ messages: z.array(z.unknown()) })
+
+/** Messages read between two pauses of `readMessageList`: a few milliseconds of work. */
+export const MESSAGE_SLICE = 1000
+
+/**
+ * What `messageListSchema` reads, a slice of messages at a time with `pause` between slices: over
+ * 10,000 messages one pass was a task of tens of milliseconds, in which the page could not answer
+ * a key or paint a frame. Returns the first issue's words when the body is not a message list.
+ */
+export async function readMessageList(
+  body: unknown,
+  pause: () => Promise<void>,
+  slice = MESSAGE_SLICE,
+): Promise<{ ok: true; messages: Message[]; skipped: number } | { ok: false; issue: string }> {
+  const shape = messageListShape.safeParse(body)
+  if (!shape.success) return { ok: false, issue: shape.error.issues[0]?.message ?? 'invalid' }
+  const items = shape.data.messages
+  const messages: Message[] = []
+  for (let from = 0; from < items.length; from += slice) {
+    if (from > 0) await pause()
+    readInto(messageSchema, items, from, Math.min(items.length, from + slice), messages)
+  }
+  return { ok: true, messages, skipped: items.length - messages.length }
+}
 export const sendReceiptSchema = z.object({ message_id: id, run_id: id, queued: z.boolean() })
 export type SendReceipt = z.infer<typeof sendReceiptSchema>
 export const regenerateReceiptSchema = z.object({ run_id: id, superseded: z.array(z.string()), queued: z.boolean() })

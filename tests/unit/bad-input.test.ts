@@ -18,8 +18,9 @@ import { deliver, newEntry } from '../../src/send/deliver'
 import { createKeyedStore } from '../../src/storage/keyed-store'
 import { MalformedPayloadError, RefusalError, StreamFailure } from '../../src/wire/errors'
 import { followRun } from '../../src/wire/events'
+import { isAbortError } from '../../src/wire/errors'
 import { createDaemonClient, createDaemonClock } from '../../src/wire/http'
-import { messageListSchema, type StreamFrame } from '../../src/wire/types'
+import { MESSAGE_SLICE, messageListSchema, readMessageList, type StreamFrame } from '../../src/wire/types'
 import enApp from '../../locales/en/app.json'
 import enErrors from '../../locales/en/errors.json'
 
@@ -125,6 +126,58 @@ describe('one unreadable record in a history', () => {
     const parsed = messageListSchema.parse({ messages: [{ ...good('a'), unexpected: { deep: [1] } }], extra: true })
     expect(parsed.messages).toHaveLength(1)
     expect(parsed.skipped).toBe(0)
+  })
+})
+
+describe('a long history is read a slice at a time', () => {
+  const good = (id: string) => ({ id, session_id: 's', role: 'operator', content: id, created_at: 1, superseded: false })
+  const body = { messages: [good('a'), { ...good('x'), content: 42 }, good('b'), null, good('c'), { ...good('d'), extra: [1] }, good('e')] }
+
+  it('reads what the one-pass schema reads, pausing between slices', async () => {
+    let pauses = 0
+    const read = await readMessageList(body, async () => void (pauses += 1), 3)
+    if (!read.ok) throw new Error(read.issue)
+    const once = messageListSchema.parse(body)
+    expect(read.messages).toEqual(once.messages)
+    expect(read.messages.map((m) => m.id)).toEqual(['a', 'b', 'c', 'd', 'e'])
+    expect(read.skipped).toBe(2)
+    // 7 records in slices of 3: a pause before the second and before the third.
+    expect(pauses).toBe(2)
+  })
+
+  it('a body that is no message list is worded, and nothing pauses', async () => {
+    let pauses = 0
+    const read = await readMessageList({ messages: 'none' }, async () => void (pauses += 1))
+    expect(read.ok).toBe(false)
+    expect(pauses).toBe(0)
+  })
+
+  it('through the client: a history over one slice arrives whole', async () => {
+    const session = await client.createSession()
+    const many = Array.from({ length: MESSAGE_SLICE * 2 + 5 }, (_, i) => ({ ...good(`m${i}`), session_id: session.id }))
+    server.use(http.get('*/api/v1/sessions/:sid/messages', () => HttpResponse.json({ messages: many })))
+    const all = await client.listMessages(session.id)
+    expect(all).toHaveLength(many.length)
+    expect(all.at(-1)?.id).toBe(`m${many.length - 1}`)
+
+  })
+
+  it('an abort once the body is in hand ends the read at the next pause', async () => {
+    const many = Array.from({ length: MESSAGE_SLICE * 2 + 5 }, (_, i) => good(`m${i}`))
+    const controller = new AbortController()
+    // The answer is whole before the abort: only the pause between slices can see it.
+    const answered = async () => {
+      const response = new Response(JSON.stringify({ messages: many }), { headers: { 'content-type': 'application/json' } })
+      const read = response.json.bind(response)
+      response.json = async () => {
+        const body: unknown = await read()
+        controller.abort()
+        return body
+      }
+      return response
+    }
+    const stubbed = createDaemonClient({ baseUrl: ORIGIN, fetch: answered as typeof fetch })
+    await expect(stubbed.listMessages('s', controller.signal)).rejects.toSatisfy(isAbortError)
   })
 })
 
