@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
+import { useEffect, useId, useRef, useState, type FocusEvent, type KeyboardEvent, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { MAX_TITLE_LENGTH, type Session } from '../wire/types'
 import { sessionLabel } from './session-label'
@@ -100,18 +100,31 @@ export function SessionList({ sessions, currentId, onSelect, onCreate, creating 
 
 /**
  * The actions of one session behind a small disclosure button: rename, export (Markdown, JSON),
- * delete. Escape closes it and gives the focus back to its button.
+ * delete. Escape closes it and gives the focus back to its button. A press anywhere else, or the
+ * focus leaving it (Tab past its last item), closes it and leaves the focus where it went.
  */
 function SessionMenu({ session, actions, onRename }: { session: Session; actions: SessionActions; onRename: () => void }) {
   const { t } = useTranslation()
   const [open, setOpen] = useState(false)
   const menuId = useId()
+  const rootRef = useRef<HTMLDivElement>(null)
   const buttonRef = useRef<HTMLButtonElement>(null)
   const firstRef = useRef<HTMLButtonElement>(null)
   const title = sessionLabel(t, session)
   useEffect(() => {
-    if (open) firstRef.current?.focus()
+    if (!open) return
+    firstRef.current?.focus()
+    const onPointerDown = (event: PointerEvent) => {
+      if (!(event.target instanceof Node) || !rootRef.current?.contains(event.target)) setOpen(false)
+    }
+    document.addEventListener('pointerdown', onPointerDown, true)
+    return () => document.removeEventListener('pointerdown', onPointerDown, true)
   }, [open])
+  const onBlur = (event: FocusEvent) => {
+    // Focus gone to nothing (a press on the page's background) is the press's to handle.
+    const next = event.relatedTarget
+    if (open && next instanceof Node && !rootRef.current?.contains(next)) setOpen(false)
+  }
   const close = () => {
     setOpen(false)
     buttonRef.current?.focus()
@@ -130,7 +143,7 @@ function SessionMenu({ session, actions, onRename }: { session: Session; actions
     run()
   }
   return (
-    <div className="session-menu" onKeyDown={onKeyDown}>
+    <div ref={rootRef} className="session-menu" onKeyDown={onKeyDown} onBlur={onBlur}>
       <button
         ref={buttonRef}
         type="button"
