@@ -32,11 +32,6 @@ export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelP
   // Errors stay values until shown, so a language switch rewords them.
   const [actionError, setActionError] = useState<{ template: 'sessionMenu.deleteFailed' | 'sessionMenu.exportFailed' | 'sessionMenu.renameFailed'; error: unknown }>()
   const failure = create.error ?? sessions.error
-  // What a rename or delete just did, said once in the panel's polite region (each a new node,
-  // so the same words twice are heard twice); the session is kept, not the words, so a language
-  // switch rewords it.
-  const [done, setDone] = useState<{ seq: number; kind: 'renamed' | 'deleted'; session: Session }>()
-  const announce = (kind: 'renamed' | 'deleted', session: Session) => setDone((previous) => ({ seq: (previous?.seq ?? 0) + 1, kind, session }))
 
   const onExport = async (session: Session, format: 'md' | 'json') => {
     try {
@@ -69,7 +64,6 @@ export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelP
     const next = successorOf(session)
     remove.mutate(session.id, {
       onSuccess: () => {
-        announce('deleted', session)
         if (session.id === currentId) onSelect(next?.id)
       },
       onError: (error) => setActionError({ template: 'sessionMenu.deleteFailed', error }),
@@ -101,10 +95,7 @@ export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelP
             rename.mutate(
               { sessionId: session.id, title },
               {
-                onSuccess: (renamed) => {
-                  setRenaming(undefined)
-                  announce('renamed', renamed)
-                },
+                onSuccess: () => setRenaming(undefined),
                 onError: (error) => {
                   // A session gone meanwhile (deleted in another tab) has no field left to word it under.
                   if (queryClient.getQueryData<Session[]>(chatKeys.sessions)?.some((s) => s.id === session.id)) {
@@ -131,9 +122,6 @@ export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelP
         onRenameStart={(sessionId) => setRenaming({ sessionId })}
         onRenameCancel={() => setRenaming(undefined)}
       />
-      <div className="visually-hidden" role="status" aria-live="polite" aria-atomic="true">
-        {done ? <span key={done.seq}>{t(done.kind === 'renamed' ? 'sessionMenu.renamed' : 'sessionMenu.deleted', { title: sessionLabel(t, done.session) })}</span> : null}
-      </div>
       {actionError ? (
         <p className="failure failure__text sessions__action-error" role="alert">
           <RefusedNotice error={actionError.error} template={actionError.template} />

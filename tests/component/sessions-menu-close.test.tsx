@@ -1,14 +1,13 @@
 /**
- * The session menu closes the way a menu does, and rename and delete say what they did. In the
+ * The session menu closes the way a menu does. In the
  * whole app against the mock daemon, in both languages:
  * - a press outside an open "⋯" menu closes it and leaves the focus where the press put it; a
  *   press on another session's "⋯" opens that one alone;
- * - Tab past the menu's last item closes it;
- * - a rename, and a delete, are said once in the sessions panel's polite region, with the title.
+ * - Tab past the menu's last item closes it.
  */
 import { screen, within } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { advance, advanceUntil, createSession, installFakeClock, startMockDaemonForFile } from './harness'
+import { createSession, installFakeClock, startMockDaemonForFile } from './harness'
 import { chooseFromMenu, expectFocusOn, renameField, renderAppAt, sessionPath, sessionsNav, user, wordsOf } from './session-helpers'
 
 const { daemon } = startMockDaemonForFile()
@@ -65,27 +64,5 @@ describe.each(['en', 'zh'] as const)('session menu closing and telling (%s)', (l
     expect(menu('Deploy log'), 'the menu while its last item has the focus').not.toBeNull()
     await user().tab()
     expect(menu('Deploy log'), 'the menu once the focus left it').toBeNull()
-  })
-
-  it('a rename is said with the new title', async () => {
-    const sid = createSession(daemon, 'Deploy log')
-    await renderAppAt(sessionPath(sid), lng)
-    expect(screen.queryByText(t('sessionMenu.renamed', { title: 'Deploy log, 30 Nov' }))).toBeNull()
-    await chooseFromMenu(t, 'Deploy log', 'rename')
-    await user().keyboard('Deploy log, 30 Nov{Enter}')
-    await advance(20)
-    const said = screen.getByText(t('sessionMenu.renamed', { title: 'Deploy log, 30 Nov' }))
-    expect(said.closest('[role="status"]')).toHaveAttribute('aria-live', 'polite')
-  })
-
-  it('a delete is said with the title of the session deleted', async () => {
-    const next = createSession(daemon, 'Next one')
-    const sid = createSession(daemon, 'Open one')
-    await renderAppAt(sessionPath(sid), lng)
-    await chooseFromMenu(t, 'Open one', 'delete')
-    await user().click(within(screen.getByRole('alertdialog')).getByRole('button', { name: t('sessionMenu.deleteConfirm') }))
-    await advanceUntil(() => window.location.pathname === sessionPath(next), 'the next session opened')
-    const said = screen.getByText(t('sessionMenu.deleted', { title: 'Open one' }))
-    expect(said.closest('[role="status"]')).toHaveAttribute('aria-live', 'polite')
   })
 })
