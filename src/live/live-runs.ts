@@ -52,6 +52,11 @@ const reattachSchema = z.object({ sessionId: z.string(), lastEventId: z.number()
 type Reattach = z.infer<typeof reattachSchema>
 
 export const LIVE_RUN_NAMESPACE = 'live-run'
+/** How many attempts tier 1 made in each run it retried, kept for a reload and the other tabs. */
+export const TIER1_ATTEMPTS_NAMESPACE = 'tier1-attempts'
+/** Runs whose tier 1 attempts are kept; the oldest go first. */
+export const TIER1_ATTEMPTS_LIMIT = 100
+const tier1AttemptsSchema = z.array(z.object({ run: z.string(), attempts: z.int().check(z.minimum(1)) }))
 /** Longest gap between two saves of a run's reattach point while it streams. */
 export const SAVE_EVERY_MS = 1000
 
@@ -192,8 +197,20 @@ const isActive = (status: MessageStatus) => status === 'queued' || status === 's
 export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames(STREAM_FLUSH_GAP_MS, clock, yieldingToInput(frameOrTimeout, browserInput())), fromDaemon = (ms) => ms }: LiveRunStoreOptions) {
   const entries = new Map<string, Entry>()
   const listeners = new Map<string, Set<() => void>>()
-  /** Attempts tier 1 made in each run it retried; kept after the run's record is let go. */
+  /**
+   * Attempts tier 1 made in each run it retried; kept after the run's record is let go, and in
+   * the keyed store, so the tier 2 line that follows still says "the daemon tried N times" after
+   * a reload and in every tab.
+   */
   const tier1Attempts = new Map<string, number>()
+  const tier1Slot = store.slot(TIER1_ATTEMPTS_NAMESPACE, 'v1', tier1AttemptsSchema)
+  function rememberTier1(runId: string, attempt: number) {
+    const known = tier1Attempts.get(runId) ?? 0
+    if (attempt <= known) return
+    tier1Attempts.set(runId, attempt)
+    const kept = (tier1Slot.read() ?? []).filter((e) => e.run !== runId)
+    tier1Slot.write([...kept, { run: runId, attempts: attempt }].slice(-TIER1_ATTEMPTS_LIMIT))
+  }
   const news = new Map<string, LiveNews>()
   const newsListeners = new Map<string, Set<() => void>>()
   let newsSeq = 0
@@ -263,7 +280,7 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
         const wait = { attempt: frame.attempt, maxAttempts: frame.max_attempts, retryAt, code: frame.code }
         state.tier1 = wait
         state.tier1Waits += 1
-        tier1Attempts.set(state.runId, Math.max(tier1Attempts.get(state.runId) ?? 0, frame.attempt))
+        rememberTier1(state.runId, frame.attempt)
         // A wait already over is a replay (a reattach from the start): nothing to announce.
         if (retryAt > clock.now()) tell(state.sessionId, { seq: ++newsSeq, runId: state.runId, kind: 'tier1', wait })
         break
@@ -355,7 +372,8 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
 
     /** How many attempts tier 1 made in a run it retried (undefined when it never retried). */
     tier1AttemptsOf(runId: string | undefined): number | undefined {
-      return runId === undefined ? undefined : tier1Attempts.get(runId)
+      if (runId === undefined) return undefined
+      return tier1Attempts.get(runId) ?? tier1Slot.read()?.find((e) => e.run === runId)?.attempts
     },
 
     /** The latest news of a session's runs, for the polite live region. */

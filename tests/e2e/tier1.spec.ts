@@ -62,7 +62,7 @@ for (const lang of LANGS) {
 }
 
 for (const lang of LANGS) {
-  test(`tier1:3 (${lang}) hands off to tier 2: "The daemon tried 3 times." beside attempt 1, then the retry completes`, async ({ page }) => {
+  test(`tier1:3 (${lang}) hands off to tier 2: "The daemon tried 3 times." beside attempt 1, after a reload too, then the retry completes`, async ({ page }) => {
     await page.clock.install({ time: FIXED_NOW })
     await recordTier1Lines(page)
     await openApp(page, { lang, faults: ['tier1:3'] })
@@ -79,6 +79,11 @@ for (const lang of LANGS) {
     expect(await seenTier1Lines(page)).toEqual(expect.arrayContaining([waiting(lang, 'model_unavailable', 2, 1), waiting(lang, 'model_unavailable', 3, 2)]))
     const failed = (await daemonState(page)).runs[0]
     expect(failed).toMatchObject({ status: 'failed', error: { code: 'model_unavailable' }, retry: { retryable: true, retry_class: 'overloaded' } })
+
+    // A reload keeps what tier 1 did beside the countdown that follows it.
+    await page.reload()
+    await expect(retry).toHaveAttribute('data-retry', 'armed')
+    await expect(retry.locator('.retry__handoff')).toHaveText(word(lang, 'tier1.handoff', { count: 3 }))
 
     await page.clock.runFor(2_000)
     await expect(reply).toHaveAttribute('data-status', 'complete')

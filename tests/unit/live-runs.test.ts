@@ -5,7 +5,7 @@
  * at most once per SAVE_EVERY_MS. `overlay` lays the stream over history until history has the end.
  */
 import { describe, expect, it, vi } from 'vitest'
-import { createLiveRunStore, frameOrTimeout, LIVE_RUN_NAMESPACE, MAX_INPUT_DEFERRALS, overlay, SAVE_EVERY_MS, yieldingToInput, type LiveRun } from '../../src/live/live-runs'
+import { createLiveRunStore, frameOrTimeout, LIVE_RUN_NAMESPACE, MAX_INPUT_DEFERRALS, overlay, SAVE_EVERY_MS, TIER1_ATTEMPTS_LIMIT, yieldingToInput, type LiveRun } from '../../src/live/live-runs'
 import { createKeyedStore, storageKey, type StorageBackend } from '../../src/storage/keyed-store'
 import type { Message, StreamFrame } from '../../src/wire/types'
 
@@ -295,6 +295,32 @@ describe('createLiveRunStore: frames to snapshots', () => {
     const h = harness()
     h.live.begin(SID, RID, 'partial', 'streaming')
     expect(h.live.get(RID)).toMatchObject({ status: 'streaming', content: '', lastEventId: undefined })
+  })
+
+  it('keeps how many times tier 1 tried for a reload and the other tabs, the latest runs only', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.frame({ type: 'retrying', attempt: 2, max_attempts: 3, retry_at: T0 + 1000, code: 'model_unavailable' })
+    h.frame({ type: 'retrying', attempt: 3, max_attempts: 3, retry_at: T0 + 3000, code: 'model_unavailable' })
+    h.frame({ type: 'error', message: 'The model is unavailable.', code: 'model_unavailable' })
+    expect(h.live.tier1AttemptsOf(RID)).toBe(3)
+
+    // A page loaded after it (a reload, another tab) over the same storage.
+    const reloaded = createLiveRunStore({ store: createKeyedStore(h.backend), schedule: () => () => {} })
+    expect(reloaded.tier1AttemptsOf(RID)).toBe(3)
+    expect(reloaded.tier1AttemptsOf('run_never_retried')).toBeUndefined()
+
+    // Only the latest runs are kept: the oldest go first.
+    for (let i = 0; i < TIER1_ATTEMPTS_LIMIT; i++) {
+      h.live.begin(SID, `run_${i + 10}`, '')
+      h.frame({ type: 'start', message_id: `msg_${i}` }, `run_${i + 10}`)
+      h.frame({ type: 'retrying', attempt: 2, max_attempts: 3, retry_at: T0 + 1000, code: 'overloaded' }, `run_${i + 10}`)
+    }
+    const later = createLiveRunStore({ store: createKeyedStore(h.backend), schedule: () => () => {} })
+    expect(later.tier1AttemptsOf(RID)).toBeUndefined()
+    expect(later.tier1AttemptsOf(`run_${TIER1_ATTEMPTS_LIMIT + 9}`)).toBe(2)
+    expect(later.tier1AttemptsOf('run_10')).toBe(2)
   })
 })
 
