@@ -220,7 +220,6 @@ const STATUS_CODES: Record<number, string> = {
   504: 'daemon_unavailable',
 }
 
-/** The code a bare status implies: the table's, else the class's (any 5xx is the daemon being unavailable). */
 /**
  * Gives the page a turn between two slices of a long read: `scheduler.yield()` where there is one
  * (the read goes on ahead of work queued after it), else a message to itself, which no timer
@@ -241,6 +240,7 @@ async function pauseForPage(signal: AbortSignal | undefined): Promise<void> {
   signal?.throwIfAborted()
 }
 
+/** The code a bare status implies: the table's, else the class's (any 5xx is the daemon being unavailable). */
 export function codeOfStatus(status: number): string {
   const known = STATUS_CODES[status]
   if (known) return known

@@ -172,10 +172,6 @@ export const sessionListSchema = z.pipe(
   z.object({ sessions: lenientList(sessionSchema) }),
   z.transform(({ sessions }: { sessions: { items: Session[]; skipped: number } }) => ({ sessions: sessions.items, skipped: sessions.skipped })),
 )
-export const messageListSchema = z.pipe(
-  z.object({ messages: lenientList(messageSchema) }),
-  z.transform(({ messages }: { messages: { items: Message[]; skipped: number } }) => ({ messages: messages.items, skipped: messages.skipped })),
-)
 
 const messageListShape = z.object({ messages: z.array(z.unknown()) })
 
@@ -183,9 +179,10 @@ const messageListShape = z.object({ messages: z.array(z.unknown()) })
 export const MESSAGE_SLICE = 1000
 
 /**
- * What `messageListSchema` reads, a slice of messages at a time with `pause` between slices: over
- * 10,000 messages one pass was a task of tens of milliseconds, in which the page could not answer
- * a key or paint a frame. Returns the first issue's words when the body is not a message list.
+ * A session's history, read record by record as `lenientList` reads (a bad record is skipped and
+ * counted), a slice of messages at a time with `pause` between slices: over 10,000 messages one
+ * pass was a task of tens of milliseconds, in which the page could not answer a key or paint a
+ * frame. Returns the first issue's words when the body is not a message list.
  */
 export async function readMessageList(
   body: unknown,

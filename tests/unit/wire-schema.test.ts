@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { messageListSchema } from '../../src/wire/types'
+import { readMessageList } from '../../src/wire/types'
+import { readList } from './read-history'
 
 const failed = (retry: unknown) => ({
   messages: [
@@ -8,31 +9,31 @@ const failed = (retry: unknown) => ({
   ],
 })
 
-describe('a failed message with a classification that cannot be trusted', () => {
-  it.each([null, 'soon', '1e400', { not: 'a number' }])('keeps the conversation and drops retry_after_until %j', (until) => {
-    const parsed = messageListSchema.parse(failed({ retryable: true, retry_class: 'rate_limited', retry_after_until: until }))
+describe('a failed message with a classification that cannot be trusted', async () => {
+  it.each([null, 'soon', '1e400', { not: 'a number' }])('keeps the conversation and drops retry_after_until %j', async (until) => {
+    const parsed = await readList(failed({ retryable: true, retry_class: 'rate_limited', retry_after_until: until }))
     expect(parsed.messages[1]?.retry).toEqual({ retryable: true, retry_class: 'rate_limited' })
   })
 
-  it('reads a number JSON turns into Infinity as no provider time', () => {
-    const parsed = messageListSchema.parse(JSON.parse(JSON.stringify(failed({ retryable: true, retry_class: 'overloaded' })).replace('"overloaded"}', '"overloaded","retry_after_until":1e400}')))
+  it('reads a number JSON turns into Infinity as no provider time', async () => {
+    const parsed = await readList(JSON.parse(JSON.stringify(failed({ retryable: true, retry_class: 'overloaded' })).replace('"overloaded"}', '"overloaded","retry_after_until":1e400}')))
     expect(parsed.messages[1]?.retry?.retry_after_until).toBeUndefined()
   })
 
-  it('drops a classification whose shape is wrong, so the reply loads and can never arm', () => {
-    const parsed = messageListSchema.parse(failed({ retryable: 'yes', retry_class: 7 }))
+  it('drops a classification whose shape is wrong, so the reply loads and can never arm', async () => {
+    const parsed = await readList(failed({ retryable: 'yes', retry_class: 7 }))
     expect(parsed.messages[1]?.retry).toBeUndefined()
     expect(parsed.messages[1]?.status).toBe('failed')
   })
 
-  it('skips a message that is not a message, and counts it, keeping the rest', () => {
-    const parsed = messageListSchema.parse({ messages: [{ id: 1 }, ...failed(undefined).messages] })
+  it('skips a message that is not a message, and counts it, keeping the rest', async () => {
+    const parsed = await readList({ messages: [{ id: 1 }, ...failed(undefined).messages] })
     expect(parsed.skipped).toBe(1)
     expect(parsed.messages.map((m) => m.id)).toEqual(['o', 'a'])
   })
 
-  it('still refuses a list that is not a list', () => {
-    expect(messageListSchema.safeParse({ messages: 'no' }).success).toBe(false)
-    expect(messageListSchema.safeParse({}).success).toBe(false)
+  it('still refuses a list that is not a list', async () => {
+    expect((await readMessageList({ messages: 'no' }, async () => {})).ok).toBe(false)
+    expect((await readMessageList({}, async () => {})).ok).toBe(false)
   })
 })
