@@ -23,13 +23,15 @@ export type ProbeState = {
   longTasks: Array<{ start: number; duration: number }>
   events: Array<{ name: string; start: number; duration: number; interactionId: number }>
   markers: Record<string, MarkerSighting>
+  /** When each batch of DOM changes was delivered (a MutationObserver callback): one per commit, near enough. */
+  updates: number[]
 }
 
 export type ProbeConfig = { markers: string[] }
 
 /** Installs the probe (as an init script, before the page's own scripts). */
 export function installProbe(config: ProbeConfig): void {
-  const state: ProbeState = { frames: [], longTasks: [], events: [], markers: {} }
+  const state: ProbeState = { frames: [], longTasks: [], events: [], markers: {}, updates: [] }
   const w = window as unknown as { __bench: ProbeState; __benchReport?: (name: string, sighting: MarkerSighting) => void }
   w.__bench = state
 
@@ -92,6 +94,7 @@ export function installProbe(config: ProbeConfig): void {
     })
   }
   const observer = new MutationObserver((records) => {
+    state.updates.push(performance.now())
     for (const record of records) {
       for (let i = pending.length - 1; i >= 0; i--) {
         const marker = pending[i] as string
@@ -114,6 +117,7 @@ export function probeWindow({ from, to }: { from: number; to: number }) {
     frames: s.frames.filter((t) => t >= from && t <= to),
     longTasks: s.longTasks.filter((e) => e.start >= from && e.start <= to),
     events: s.events.filter((e) => e.start >= from && e.start <= to),
+    updates: s.updates.filter((t) => t >= from && t <= to),
     now: performance.now(),
   }
 }

@@ -137,6 +137,9 @@ const FINAL_CAP_MS = 30_000
 
 const STREAM_FIGURES: Figure[] = [
   { key: 'busyMs', label: 'main-thread busy', unit: 'ms', digits: 0, read: field('busyMs') },
+  { key: 'threadCpuMs', label: 'main-thread CPU time', unit: 'ms', digits: 0, read: field('threadCpuMs') },
+  { key: 'processCpuMs', label: 'page process CPU time, all threads', unit: 'ms', digits: 0, read: field('processCpuMs') },
+  { key: 'domUpdates', label: 'DOM updates until the final text', unit: 'count', digits: 0, read: field('domUpdates') },
   { key: 'scriptMs', label: '… of which script', unit: 'ms', digits: 0, read: field('scriptMs') },
   { key: 'layoutMs', label: '… of which layout', unit: 'ms', digits: 0, read: field('layoutMs') },
   { key: 'styleMs', label: '… of which style', unit: 'ms', digits: 0, read: field('styleMs') },

@@ -83,6 +83,15 @@ export type StreamResult = {
   scriptMs: number | undefined
   layoutMs: number | undefined
   styleMs: number | undefined
+  /** The main thread's CPU time: busy less the time it waited for a core. */
+  threadCpuMs: number | undefined
+  /** The renderer process's CPU time, all its threads (workers, compositor, raster) together. */
+  processCpuMs: number | undefined
+  /**
+   * Batches of DOM changes from the Enter to the final text (the probe stops watching there): one
+   * per commit of the reply, near enough. Busy time per update tells a cheaper commit from fewer.
+   */
+  domUpdates: number | undefined
   longTaskCount: number | undefined
   longTaskTotalMs: number | undefined
   longTaskMaxMs: number | undefined
@@ -193,6 +202,9 @@ export async function streamRun(
         scriptMs: ms('ScriptDuration'),
         layoutMs: ms('LayoutDuration'),
         styleMs: ms('RecalcStyleDuration'),
+        threadCpuMs: ms('ThreadTime'),
+        processCpuMs: ms('ProcessTime'),
+        domUpdates: win?.updates.length,
         longTaskCount: longTasks?.length,
         longTaskTotalMs: longTasks?.reduce((a, b) => a + b, 0),
         longTaskMaxMs: longTasks ? Math.max(0, ...longTasks) : undefined,

@@ -3,11 +3,18 @@
  * DefaultChatTransport to the fake daemon's `/api/chat` (the UI message stream protocol), the
  * session's history as initial messages, and the cookbook's memoized Markdown for every text part.
  * `?throttle=50` sets `experimental_throttle: 50`; without it the hook's defaults apply.
+ *
+ * The log keeps the newest text in view as it streams, as every chat page does and as the AI
+ * SDK's own Conversation element does it: use-stick-to-bottom's StickToBottom around the
+ * messages. Its scrolling is instant rather than the element's smooth default, the cheaper of
+ * the two and the one that does what Rebound does (a spring animation would add frames of its
+ * own to the peer's figures).
  */
 import { useChat } from '@ai-sdk/react'
 import { DefaultChatTransport, type UIMessage } from 'ai'
 import { useState } from 'react'
 import { createRoot } from 'react-dom/client'
+import { StickToBottom } from 'use-stick-to-bottom'
 import { MemoizedMarkdown } from './memoized-markdown'
 
 type WireMessage = { id: string; role: 'operator' | 'agent'; content: string; superseded: boolean }
@@ -21,13 +28,15 @@ function Chat({ initialMessages, throttle }: { initialMessages: UIMessage[]; thr
   const [input, setInput] = useState('')
   return (
     <div className="peer">
-      <div id="log" className="peer__log" role="log">
-        {messages.map((message) => (
-          <article key={message.id} className={`peer__message peer__message--${message.role}`}>
-            {message.parts.map((part, i) => (part.type === 'text' ? <MemoizedMarkdown key={`${message.id}-${i}`} id={message.id} content={part.text} /> : null))}
-          </article>
-        ))}
-      </div>
+      <StickToBottom id="log" className="peer__log" role="log" initial="instant" resize="instant">
+        <StickToBottom.Content className="peer__content">
+          {messages.map((message) => (
+            <article key={message.id} className={`peer__message peer__message--${message.role}`}>
+              {message.parts.map((part, i) => (part.type === 'text' ? <MemoizedMarkdown key={`${message.id}-${i}`} id={message.id} content={part.text} /> : null))}
+            </article>
+          ))}
+        </StickToBottom.Content>
+      </StickToBottom>
       <form
         className="peer__form"
         onSubmit={(event) => {
