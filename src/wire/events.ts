@@ -105,14 +105,23 @@ async function readEvents(response: Response, signal: AbortSignal, onFrame: (fra
       if (frame.type === 'done' || frame.type === 'cancelled' || frame.type === 'error') stopped = true
     },
   })
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+  // The bytes are decoded here rather than through a TextDecoderStream: a pipe moves every
+  // network chunk through two more streams, several promise turns each, and a reply of 2,000
+  // deltas a second arrives in about as many chunks. A streaming decoder keeps a character split
+  // across two chunks whole, as the pipe did.
+  const reader = response.body.getReader()
+  const decoder = new TextDecoder()
   const onAbort = () => void reader.cancel().catch(() => undefined)
   signal.addEventListener('abort', onAbort, { once: true })
   try {
     while (!stopped) {
       const { value, done } = await reader.read()
-      if (done) break
-      parser.feed(value)
+      if (done) {
+        const rest = decoder.decode()
+        if (rest !== '') parser.feed(rest)
+        break
+      }
+      parser.feed(decoder.decode(value, { stream: true }))
     }
   } catch (error) {
     if (signal.aborted) throw abortReason(signal, error)
