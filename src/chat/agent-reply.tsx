@@ -1,4 +1,4 @@
-import { useEffect, useId, useState, type ReactNode, type Ref } from 'react'
+import { useEffect, useId, useRef, useState, type ReactNode, type Ref } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { Message } from '../wire/types'
 import { FailureNotice } from './failure-notice'
@@ -39,11 +39,26 @@ const CARET_PAUSE_MS = 1000
 function StreamingCaret({ length }: { length: number }) {
   // The text length at which the reply was last seen paused: paused until more text arrives.
   const [pausedAt, setPausedAt] = useState<number>()
+  const paused = pausedAt === length
+  // The latest length and when it arrived (set once committed), read by the timer below.
+  const latest = useRef({ length, at: 0 })
   useEffect(() => {
-    const timer = setTimeout(() => setPausedAt(length), CARET_PAUSE_MS)
-    return () => clearTimeout(timer)
+    latest.current = { length, at: Date.now() }
   }, [length])
-  return <span className="caret" data-paused={pausedAt === length ? '' : undefined} aria-hidden="true" />
+  // One timer per pause, not one per commit: while text streams (20 commits a second) the timer
+  // finds the text newer than the pause and waits out the rest of it.
+  useEffect(() => {
+    if (paused) return
+    let timer: ReturnType<typeof setTimeout>
+    const check = () => {
+      const quiet = Date.now() - latest.current.at
+      if (quiet >= CARET_PAUSE_MS) setPausedAt(latest.current.length)
+      else timer = setTimeout(check, CARET_PAUSE_MS - quiet)
+    }
+    timer = setTimeout(check, CARET_PAUSE_MS)
+    return () => clearTimeout(timer)
+  }, [paused])
+  return <span className="caret" data-paused={paused ? '' : undefined} aria-hidden="true" />
 }
 
 /** One agent reply in the main flow: its text (always as text), status, failure and actions. */
