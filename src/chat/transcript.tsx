@@ -203,7 +203,7 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
               key={row.key}
               ref={virtualizer.measureElement}
               data-index={row.index}
-              className={`transcript__row${row.index === match ? ' transcript__row--match' : ''}`}
+              className={`transcript__row${row.index === items.length - 1 ? ' transcript__row--last' : ''}${row.index === match ? ' transcript__row--match' : ''}`}
             >
               <RowContent item={items[row.index]} render={renderItem} />
             </div>

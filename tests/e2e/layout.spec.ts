@@ -106,6 +106,17 @@ for (const size of NARROW) {
         const sizes = await transcript.evaluate((el) => ({ scroll: el.scrollHeight, client: el.clientHeight, width: el.scrollWidth - el.clientWidth }))
         expect(sizes.scroll, 'the transcript has more than it shows').toBeGreaterThan(sizes.client)
         expect(sizes.width, 'the transcript scrolls sideways').toBeLessThanOrEqual(0)
+        // At the end, the newest reply ends 26 px above the log's edge here (its row's 14 px gap and
+        // the log's 12 px end space); the space is the last row's alone, so the rows above keep 14 px.
+        const end = await transcript.evaluate((el) => {
+          el.scrollTop = el.scrollHeight
+          const rows = Array.from(el.querySelectorAll<HTMLElement>('.transcript__row'))
+          const last = rows.at(-1)!.querySelector('article')!.getBoundingClientRect().bottom
+          return { gap: el.getBoundingClientRect().bottom - last, lastRows: rows.filter((r) => r.classList.contains('transcript__row--last')).length, pad: rows.map((r) => getComputedStyle(r).paddingBottom) }
+        })
+        expect(Math.abs(end.gap - 26), `space below the newest reply: ${end.gap} px`).toBeLessThanOrEqual(1)
+        expect(end.lastRows, 'rows holding the space below').toBe(1)
+        expect(end.pad.slice(0, -1).every((p) => p === '14px'), 'the gap between rows').toBe(true)
         await expectInsideViewport(page, box, 'the message box')
         await expectInsideViewport(page, page.getByRole('button', { name: WORDS[lang].send }), 'Send')
 
