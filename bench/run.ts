@@ -130,6 +130,25 @@ const uptime = () => {
   }
 }
 
+/** The machine's CPU counters (Linux /proc/stat, all cores): total and stolen jiffies. */
+function cpuCounters(): { total: number; steal: number } | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+    return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The share of the machine's CPU time taken by its host for other guests between two readings
+ * (steal), in percent. A run with steal in it was slowed by something outside the benchmark.
+ */
+function stealPct(from: ReturnType<typeof cpuCounters>, to: ReturnType<typeof cpuCounters>): number | undefined {
+  if (!from || !to || to.total <= from.total) return undefined
+  return Math.round(((to.steal - from.steal) / (to.total - from.total)) * 1000) / 10
+}
+
 // --- Figures per scenario ------------------------------------------------------------------
 
 /** How long after the last delta a subject may take to show the final text before the run gives up on it. */
@@ -156,6 +175,7 @@ const STREAM_FIGURES: Figure[] = [
   { key: 'attachMs', label: 'send → event stream opened', unit: 'ms', digits: 0, read: field('attachMs') },
   { key: 'streamMs', label: 'stream length at the daemon', unit: 'ms', digits: 0, read: field('streamMs') },
   { key: 'historyReads', label: 'history reads after the send', unit: 'count', digits: 0, read: field('historyReads') },
+  { key: 'stealPct', label: 'CPU stolen by the host during the run', unit: '%', read: field('stealPct') },
 ]
 
 const HISTORY_FIGURES: Figure[] = [
@@ -173,6 +193,7 @@ const HISTORY_FIGURES: Figure[] = [
   { key: 'expandMs', label: 'earlier versions: click → painted', unit: 'ms', digits: 0, read: field('expand.clickToPaintMs') },
   { key: 'expandJumpPx', label: 'earlier versions: button moved by', unit: 'px', digits: 0, read: field('expand.jumpPx') },
   { key: 'expandShown', label: 'earlier versions shown', unit: 'count', digits: 0, read: field('expand.versionsShown') },
+  { key: 'stealPct', label: 'CPU stolen by the host during the run', unit: '%', read: field('stealPct') },
 ]
 
 const TYPING_FIGURES: Figure[] = [
@@ -183,6 +204,7 @@ const TYPING_FIGURES: Figure[] = [
   { key: 'keys', label: 'keys typed', unit: 'count', digits: 0, read: field('typing.keys') },
   { key: 'busyMs', label: 'main-thread busy (stream + typing)', unit: 'ms', digits: 0, read: field('busyMs') },
   { key: 'finalMs', label: 'last delta → final text on screen', unit: 'ms', digits: 0, read: field('finalMs') },
+  { key: 'stealPct', label: 'CPU stolen by the host during the run', unit: '%', read: field('stealPct') },
 ]
 
 const RETRY_FIGURES: Figure[] = [
@@ -219,10 +241,13 @@ async function runBrowserScenario(
     for (const subject of subjects) {
       if (interrupted) throw new Error('interrupted')
       const started = Date.now()
+      const counters = cpuCounters()
       let outcome: RunOutcome<Record<string, unknown>>
       try {
         outcome = { ok: true, ...(await once(subject, i)) }
-        log(`${name} ${subject.label} run ${i}/${runs}: ${summary(outcome, figures)} (${((Date.now() - started) / 1000).toFixed(1)} s)`)
+        const steal = stealPct(counters, cpuCounters())
+        outcome.stealPct = steal
+        log(`${name} ${subject.label} run ${i}/${runs}: ${summary(outcome, figures)} (${((Date.now() - started) / 1000).toFixed(1)} s, steal ${steal ?? 'n/a'}%)`)
       } catch (error) {
         outcome = { ok: false, error: error instanceof Error ? error.message : String(error) }
         log(`${name} ${subject.label} run ${i}/${runs} FAILED: ${outcome.error}`)
