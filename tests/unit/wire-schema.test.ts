@@ -9,7 +9,7 @@ const failed = (retry: unknown) => ({
   ],
 })
 
-describe('a failed message with a classification that cannot be trusted', async () => {
+describe('a failed message with a classification that cannot be trusted', () => {
   it.each([null, 'soon', '1e400', { not: 'a number' }])('keeps the conversation and drops retry_after_until %j', async (until) => {
     const parsed = await readList(failed({ retryable: true, retry_class: 'rate_limited', retry_after_until: until }))
     expect(parsed.messages[1]?.retry).toEqual({ retryable: true, retry_class: 'rate_limited' })
