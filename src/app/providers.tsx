@@ -3,7 +3,7 @@ import type { i18n as I18n } from 'i18next'
 import { useCallback, type ReactNode } from 'react'
 import { I18nextProvider } from 'react-i18next'
 import { refreshSession } from '../chat/api/queries'
-import { ChatRuntimeProvider, type ChatRuntime } from '../chat/runtime'
+import { ChatRuntimeProvider, type ChatRuntime, type HistoryRefresher } from '../chat/runtime'
 
 /**
  * The query client never retries on its own: a send must not be repeated behind the operator's
@@ -19,7 +19,7 @@ export function createQueryClient(): QueryClient {
 }
 
 export function Providers({ i18n, queryClient, runtime, children }: { i18n: I18n; queryClient: QueryClient; runtime: ChatRuntime; children: ReactNode }) {
-  const refreshHistory = useCallback((sessionId: string) => refreshSession(queryClient, sessionId), [queryClient])
+  const refreshHistory = useCallback<HistoryRefresher>((sessionId, settled) => refreshSession(queryClient, sessionId, settled), [queryClient])
   return (
     <I18nextProvider i18n={i18n}>
       <QueryClientProvider client={queryClient}>

@@ -6,7 +6,7 @@
 import { createContext, useContext, useEffect, type ReactNode } from 'react'
 import { v4 as uuidv4 } from 'uuid'
 import { createLiveRunStore, type LiveRunStore } from '../live/live-runs'
-import { createRunFollower, type RunFollower } from '../live/run-follower'
+import { createRunFollower, type HistoryRefresher, type RunFollower } from '../live/run-follower'
 import { createRetryScheduler, type NetworkSource, type RetryScheduler, type WakeSource } from '../retry/scheduler'
 import { createDrafts, type Drafts } from '../send/drafts'
 import { createOutbox, type Outbox } from '../send/outbox'
@@ -16,8 +16,7 @@ import { browserTabChannel, type TabChannel } from '../storage/tab-channel'
 import type { DaemonClient } from '../wire/http'
 import type { FollowRun } from '../wire/worker-follow'
 
-/** Re-reads a session's history; resolves once the new read is in. */
-export type HistoryRefresher = (sessionId: string) => Promise<unknown>
+export type { HistoryRefresher } from '../live/run-follower'
 
 export type ChatRuntime = {
   client: DaemonClient
@@ -82,8 +81,8 @@ export function createChatRuntime(
   let refresher: HistoryRefresher | undefined
   // Reads asked for before the providers connected are made once they do.
   const stale = new Set<string>()
-  const refreshHistory = (sessionId: string): Promise<unknown> => {
-    if (refresher) return refresher(sessionId)
+  const refreshHistory: HistoryRefresher = (sessionId, settled) => {
+    if (refresher) return refresher(sessionId, settled)
     stale.add(sessionId)
     return Promise.resolve()
   }

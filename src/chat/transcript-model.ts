@@ -18,7 +18,16 @@ export function replyKey(reply: Message): string {
   return reply.run_id ? `run:${reply.run_id}` : reply.id
 }
 
-type HistoryItems = { items: readonly TranscriptItem[]; landed: ReadonlySet<string> }
+type HistoryItems = {
+  items: readonly TranscriptItem[]
+  landed: ReadonlySet<string>
+  /** The history these rows were built from, and what the build knew of its earlier versions. */
+  messages: readonly Message[]
+  superseded: ReadonlyMap<string, Message[]>
+  followers: Record<string, Message[]>
+  /** Whether any message from this index on is superseded (then a change there is built afresh). */
+  supersededFrom: number
+}
 
 /**
  * The rows of one history, kept as long as that history is: the cached history is replaced, never
@@ -26,10 +35,16 @@ type HistoryItems = { items: readonly TranscriptItem[]; landed: ReadonlySet<stri
  * going out, accepted, taken back) then costs its own rows, not a pass over 10,000 messages.
  */
 const historyRows = new WeakMap<readonly Message[], HistoryItems>()
+/** The last history built: the next one is most often it with its end changed (a send, a run's end). */
+let lastBuilt: WeakRef<HistoryItems> | undefined
 
 export function buildTranscript(messages: readonly Message[], pending: readonly OutboxEntry[]): readonly TranscriptItem[] {
   let rows = historyRows.get(messages)
-  if (!rows) historyRows.set(messages, (rows = historyItems(messages)))
+  if (!rows) {
+    rows = extendRows(lastBuilt?.deref(), messages) ?? historyItems(messages)
+    historyRows.set(messages, rows)
+  }
+  lastBuilt = new WeakRef(rows)
   const { items, landed } = rows
   // A send whose message history already holds is shown from history, never twice.
   const waiting = pending.filter((entry) => !landed.has(entry.clientMessageId))
@@ -38,15 +53,16 @@ export function buildTranscript(messages: readonly Message[], pending: readonly 
 }
 
 function historyItems(messages: readonly Message[]): HistoryItems {
-  const items: TranscriptItem[] = []
   const superseded = new Map<string, Message[]>()
   // What a regenerate replaced after each earlier reply (later operator messages and their
   // replies), so nothing the operator wrote disappears from view.
   const followers: Record<string, Message[]> = {}
   let openVersion: Message | undefined
+  let lastSuperseded = -1
   const landed = new Set<string>()
-  for (const m of messages) {
+  messages.forEach((m, index) => {
     if (m.client_message_id) landed.add(m.client_message_id)
+    if (m.superseded) lastSuperseded = index
     if (m.superseded && m.role === 'agent' && m.reply_to && !(openVersion && followers[openVersion.id]?.some((f) => f.id === m.reply_to))) {
       const list = superseded.get(m.reply_to) ?? []
       list.push(m)
@@ -58,10 +74,17 @@ function historyItems(messages: readonly Message[]): HistoryItems {
     } else if (!m.superseded) {
       openVersion = undefined
     }
-  }
-  const main = messages.filter((m) => !m.superseded)
-  const lastAgent = main.findLast((m) => m.role === 'agent')
-  for (const m of main) {
+  })
+  const items = mainItems(messages, 0, superseded, followers)
+  return { items: markLatest(items, 0), landed, messages, superseded, followers, supersededFrom: lastSuperseded + 1 }
+}
+
+/** The rows of the main-flow messages from `from` on (none of them superseded), without `isLatest`. */
+function mainItems(messages: readonly Message[], from: number, superseded: ReadonlyMap<string, Message[]>, followers: Record<string, Message[]>): TranscriptItem[] {
+  const items: TranscriptItem[] = []
+  for (let i = from; i < messages.length; i++) {
+    const m = messages[i]!
+    if (m.superseded) continue
     if (m.role === 'operator') items.push({ kind: 'operator', key: m.id, message: m })
     else
       items.push({
@@ -70,10 +93,65 @@ function historyItems(messages: readonly Message[]): HistoryItems {
         message: m,
         earlier: m.reply_to ? (superseded.get(m.reply_to) ?? []) : [],
         followers,
-        isLatest: m === lastAgent,
+        isLatest: false,
       })
   }
-  return { items, landed }
+  return items
+}
+
+/** Marks the last agent row as the latest, un-marking any other from `from` on (rows are replaced, not changed). */
+function markLatest(items: TranscriptItem[], from: number): TranscriptItem[] {
+  let latest = -1
+  for (let i = items.length - 1; i >= 0; i--) {
+    if (items[i]!.kind === 'agent') {
+      latest = i
+      break
+    }
+  }
+  for (let i = from; i < items.length; i++) {
+    const item = items[i]!
+    if (item.kind === 'agent' && item.isLatest !== (i === latest)) items[i] = { ...item, isLatest: i === latest }
+  }
+  return items
+}
+
+/**
+ * The rows of `messages` from those of `base`, when `messages` is `base`'s history with its end
+ * changed: messages appended (a send shown from its receipt), or the last ones replaced (a run's
+ * end). The rows before the change are kept as they are, so a send over 10,000 messages costs
+ * its own rows. Undefined when the change reaches a superseded message or a regenerate's
+ * versions: those are built afresh.
+ */
+function extendRows(base: HistoryItems | undefined, messages: readonly Message[]): HistoryItems | undefined {
+  if (!base) return undefined
+  const before = base.messages
+  const shared = Math.min(before.length, messages.length)
+  let k = 0
+  while (k < shared && before[k] === messages[k]) k++
+  // Nothing kept, or the change reaches what the earlier versions were built from.
+  if (k === 0 || k < base.supersededFrom) return undefined
+  for (let i = k; i < messages.length; i++) if (messages[i]!.superseded) return undefined
+  // Every message of `before` from `k` on is in the main flow: one row each, at the end.
+  const kept = base.items.length - (before.length - k)
+  const items = base.items.slice(0, kept).concat(mainItems(messages, k, base.superseded, base.followers))
+  // The latest row may move: from a kept row to a new one, or back when a reply is taken away.
+  const firstAgentChange = Math.max(0, base.items.findLastIndex((item) => item.kind === 'agent' && item.isLatest))
+  let landed = base.landed
+  const dropped = before.slice(k).some((m) => m.client_message_id)
+  const added = messages.slice(k).filter((m) => m.client_message_id)
+  if (dropped || added.length > 0) {
+    const next = new Set(dropped ? messages.slice(0, k).flatMap((m) => (m.client_message_id ? [m.client_message_id] : [])) : base.landed)
+    for (const m of added) next.add(m.client_message_id as string)
+    landed = next
+  }
+  return {
+    items: markLatest(items, Math.min(firstAgentChange, kept)),
+    landed,
+    messages,
+    superseded: base.superseded,
+    followers: base.followers,
+    supersededFrom: base.supersededFrom,
+  }
 }
 
 /** Messages a regenerate from `anchorId` would supersede, and how many of them are operator messages. */

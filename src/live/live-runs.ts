@@ -37,6 +37,8 @@ export type LiveRun = {
   /** Tier 1 waits seen in this run so far (announced once each). */
   tier1Waits: number
   lastEventId: number | undefined
+  /** The reply's message id, as the stream's `start`, `done` or `cancelled` told it. */
+  messageId?: string
 }
 
 /** A message as shown: history with the stream laid over it, and where its state came from. */
@@ -272,6 +274,7 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
         entry.content = ''
         state.status = 'streaming'
         state.position = undefined
+        state.messageId = frame.message_id
         break
       case 'retrying': {
         state.status = 'streaming'
@@ -293,10 +296,12 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
       case 'done':
         state.status = 'complete'
         state.tier1 = undefined
+        state.messageId = frame.message_id
         break
       case 'cancelled':
         state.status = 'cancelled'
         state.tier1 = undefined
+        state.messageId = frame.message_id
         break
       case 'error':
         state.status = 'failed'

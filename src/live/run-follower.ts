@@ -2,7 +2,9 @@
  * Follows the event stream of every run a session's history shows as queued or streaming and
  * feeds its frames to the live-run store. After a reload it picks a run up where the tab left it,
  * with `Last-Event-ID`. When a run ends, history is read once for its persisted outcome, and only
- * then is the run's live record let go (so the text never rolls back to an older read).
+ * then is the run's live record let go (so the text never rolls back to an older read). A run the
+ * stream saw to `done` has told everything a read would (its message id, its whole text, its
+ * status): the refresher may write that into the history it holds instead of reading it all again.
  */
 import { isAbortError, RefusalError, StreamFailure } from '../wire/errors'
 import { followRun } from '../wire/events'
@@ -16,11 +18,20 @@ export function activeRuns(messages: readonly Message[] | undefined): Message[] 
   return (messages ?? []).filter((m) => m.role === 'agent' && !m.superseded && m.run_id && (m.status === 'queued' || m.status === 'streaming'))
 }
 
+/** A run whose stream ended `done`: what history would say of its reply. */
+export type SettledRun = { runId: string; messageId: string; content: string }
+
+/**
+ * Reads the session's history again and resolves once it is in. With `settled` (a run the stream
+ * saw complete), writing that reply into the history held is as good as a read.
+ */
+export type HistoryRefresher = (sessionId: string, settled?: SettledRun) => Promise<unknown>
+
 export type RunFollowerOptions = {
   client: Pick<DaemonClient, 'openEvents'>
   live: LiveRunStore
-  /** Reads the session's history again and resolves once it is in; called when a run ends. */
-  refreshHistory: (sessionId: string) => Promise<unknown>
+  /** Called when a run ends (see HistoryRefresher). */
+  refreshHistory: HistoryRefresher
   /** Reads one run's stream: on the page by default, or in the stream worker (worker-follow.ts). */
   follow?: FollowRun
 }
@@ -43,8 +54,11 @@ export function createRunFollower({ client, live, refreshHistory, follow: readSt
       if (isAbortError(error) || signal.aborted) return
       live.fail(runId, streamError(error))
     }
-    // The run ended (or the daemon no longer knows it): history has its persisted outcome.
-    await refreshHistory(sessionId)
+    // The run ended (or the daemon no longer knows it): history has its persisted outcome. A
+    // failed or cancelled run is always read: its error and retry classification are history's.
+    const run = live.get(runId)
+    const settled = run?.status === 'complete' && run.messageId ? { runId, messageId: run.messageId, content: run.content } : undefined
+    await refreshHistory(sessionId, settled)
   }
 
   return {

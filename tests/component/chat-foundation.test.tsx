@@ -53,26 +53,40 @@ describe('streaming a reply', () => {
     expect(box).toHaveValue('')
   })
 
-  it('reads history once per send, when its run ends: the receipt shows the message and its reply before that', async () => {
+  it('reads no history for a send whose run completes: the receipt and the stream tell all a read would', async () => {
     const sid = createSession(daemon)
     renderChat(sid)
     await advance(10)
     const reads = () => daemon.state().requests.filter((r) => r.method === 'GET' && r.path.endsWith(`/sessions/${sid}/messages`))
     const readsBefore = reads().length
-    await user().type(screen.getByRole('textbox', { name: 'Message' }), 'one read only{Enter}')
+    await user().type(screen.getByRole('textbox', { name: 'Message' }), 'no read at all{Enter}')
     await advance(12)
     // Shown from the receipt: the message as sent, its reply streaming, no read yet.
-    expect(screen.getByRole('article', { name: 'You' })).toHaveTextContent('one read only')
+    expect(screen.getByRole('article', { name: 'You' })).toHaveTextContent('no read at all')
     expect(lastAgentReply()).toHaveAttribute('data-status', 'streaming')
     expect(reads()).toHaveLength(readsBefore)
     await advance(2000)
     expect(lastAgentReply()).toHaveAttribute('data-status', 'complete')
-    expect(reads()).toHaveLength(readsBefore + 1)
-    // The read replaced the stand-in with history's records: one message, one reply, shown once.
+    // The stream's end (its message id, its whole text) was written into the history held.
+    expect(reads()).toHaveLength(readsBefore)
     expect(screen.getAllByRole('article', { name: 'You' })).toHaveLength(1)
     expect(screen.getAllByRole('article', { name: 'Agent' })).toHaveLength(1)
     const stored = daemon.state().messages.find((m) => m.role === 'agent')!
     expect(lastAgentReply().querySelector('.message__body')?.textContent).toBe(renderedReplyText(stored.content))
+    expect(screen.getByRole('button', { name: 'Regenerate' })).toBeEnabled()
+  })
+
+  it('reads history once when a send\'s run fails: its error and retry classification are history\'s', async () => {
+    const sid = createSession(daemon)
+    renderChat(sid)
+    await advance(10)
+    const reads = () => daemon.state().requests.filter((r) => r.method === 'GET' && r.path.endsWith(`/sessions/${sid}/messages`))
+    const readsBefore = reads().length
+    daemon.plan(['code:answer_empty'])
+    await user().type(screen.getByRole('textbox', { name: 'Message' }), 'this one fails{Enter}')
+    await advance(2000)
+    expect(lastAgentReply()).toHaveAttribute('data-status', 'failed')
+    expect(reads()).toHaveLength(readsBefore + 1)
   })
 
   it('Shift+Enter adds a line, and empty text cannot be sent', async () => {

@@ -1,4 +1,5 @@
-import { screen } from '@testing-library/react'
+import { act, screen } from '@testing-library/react'
+import { Lexer } from 'marked'
 import { describe, expect, it, vi } from 'vitest'
 import { ReplyMarkdown } from '../../src/chat/markdown/reply-markdown'
 import { renderInLanguage } from './markdown-helpers'
@@ -132,6 +133,28 @@ describe('ReplyMarkdown while streaming', () => {
   it('shows half-typed raw HTML as the characters typed so far', () => {
     const { container } = renderInLanguage(<ReplyMarkdown source="A tag: <scr" streaming />)
     expect(container.textContent).toBe('A tag: <scr')
+  })
+
+  it('ends a long reply without lexing all of it in the commit that ends it, and lexes it whole once the page is idle', async () => {
+    vi.useFakeTimers()
+    try {
+      let long = ''
+      for (let i = 0; long.length < 12_000; i++) long += `## Part ${i}\n\nSome **text** for part ${i}.\n\n- a\n- b\n\n`
+      const { rerender, container } = streamReply(long, 400)
+      const lexed = vi.spyOn(Lexer.prototype, 'blockTokens')
+      rerender(<ReplyMarkdown source={long} streaming={false} />)
+      // The commit that ends the reply shows its text from the split the stream built.
+      expect(Math.max(0, ...lexed.mock.calls.map(([text]) => text.length))).toBeLessThan(1_000)
+      await act(() => vi.runAllTimersAsync())
+      // Then the whole source is split afresh, and the reply reads as one loaded from history.
+      expect(lexed.mock.calls.map(([text]) => text.length)).toContain(long.length)
+      const { container: loaded } = renderInLanguage(<ReplyMarkdown source={long} />)
+      await act(() => vi.runAllTimersAsync())
+      expect(container.innerHTML).toBe(loaded.innerHTML)
+      lexed.mockRestore()
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('renders the finished reply exactly as the same reply loaded from history', () => {

@@ -79,11 +79,12 @@ describe('createRunFollower', () => {
     h.follower.watch(sessionId, history)
     expect(h.follower.isFollowing(runId)).toBe(true)
     await vi.waitFor(() => expect(h.refreshHistory).toHaveBeenCalledTimes(1))
-    expect(h.refreshHistory).toHaveBeenCalledWith(sessionId)
     await vi.waitFor(() => expect(h.follower.isFollowing(runId)).toBe(false))
 
     const reply = storedReply(runId)
     expect(reply.status).toBe('complete')
+    // The stream saw the run complete: the refresher is told what history now says of its reply.
+    expect(h.refreshHistory).toHaveBeenCalledWith(sessionId, { runId, messageId: reply.id, content: reply.content })
     expect(h.live.get(runId)).toMatchObject({ runId, sessionId, status: 'complete', content: reply.content })
     expect(reply.content.length).toBeGreaterThan(0)
     expect(streamsOpened(runId)).toBe(1)
@@ -91,6 +92,15 @@ describe('createRunFollower', () => {
     expect(h.items.has(storageKey(LIVE_RUN_NAMESPACE, runId))).toBe(false)
     // History read at the end has the run's end.
     expect(h.reads.at(-1)!.find((m) => m.run_id === runId)!.status).toBe('complete')
+  })
+
+  it('asks for a read with nothing settled when the run failed: its classification comes from history', async () => {
+    const { sessionId, runId, history } = await sessionWithRun('overloaded')
+    const h = followerHarness()
+    h.follower.watch(sessionId, history)
+    await vi.waitFor(() => expect(h.refreshHistory).toHaveBeenCalledTimes(1))
+    expect(h.refreshHistory).toHaveBeenCalledWith(sessionId, undefined)
+    expect(h.live.get(runId)).toMatchObject({ status: 'failed' })
   })
 
   it('opens no second stream when watch() sees the same history again, while following or after', async () => {

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { OutboxEntry } from '../../src/send/outbox'
 import { buildTranscript, regenerateImpact } from '../../src/chat/transcript-model'
@@ -69,6 +70,69 @@ describe('buildTranscript', () => {
     const [, before, , latest] = after
     if (before?.kind !== 'agent' || latest?.kind !== 'agent') throw new Error('expected agent items')
     expect([before.isLatest, latest.isLatest]).toEqual([false, true])
+  })
+})
+
+describe('buildTranscript on a history whose end changed', () => {
+  type Step = { kind: 'send' } | { kind: 'settle' } | { kind: 'regenerate'; pick: number } | { kind: 'reread' }
+  const step: fc.Arbitrary<Step> = fc.oneof(
+    fc.constant({ kind: 'send' as const }),
+    fc.constant({ kind: 'settle' as const }),
+    fc.nat({ max: 20 }).map((pick) => ({ kind: 'regenerate' as const, pick })),
+    fc.constant({ kind: 'reread' as const }),
+  )
+  let n = 0
+  /** The next history, sharing every message it did not change with `h`, as the query cache does. */
+  function apply(h: Message[], s: Step): Message[] {
+    n += 1
+    if (s.kind === 'send') return [...h, msg(`o${n}`, 'operator', { client_message_id: `c${n}` }), msg(`r${n}`, 'agent', { reply_to: `o${n}`, run_id: `run${n}`, status: 'streaming' })]
+    if (s.kind === 'settle') {
+      const at = h.findLastIndex((m) => m.role === 'agent' && !m.superseded)
+      if (at < 0) return h
+      return h.map((m, i) => (i === at ? { ...m, id: `done${n}`, status: 'complete', content: `answer ${n}` } : m))
+    }
+    if (s.kind === 'reread') return h.map((m) => ({ ...m }))
+    const anchors = h.filter((m) => m.role === 'operator' && !m.superseded)
+    const anchor = anchors[s.pick % Math.max(1, anchors.length)]
+    if (!anchor) return h
+    const from = h.indexOf(anchor) + 1
+    return [...h.map((m, i) => (i >= from && !m.superseded ? { ...m, superseded: true } : m)), msg(`g${n}`, 'agent', { reply_to: anchor.id, run_id: `run${n}`, status: 'streaming' })]
+  }
+
+  it('builds the same rows as a fresh read of the same history, whatever the change', () => {
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 25 }), (steps) => {
+        let h: Message[] = [msg('first', 'operator', { client_message_id: 'c-first' })]
+        buildTranscript(h, [])
+        for (const s of steps) {
+          h = apply(h, s)
+          const pending = [{ clientMessageId: `c${n}`, sessionId: 's', content: 'x', state: 'sending' as const, createdAt: 0 }]
+          const built = buildTranscript(h, pending)
+          // Copies of every message: nothing to build on, so the rows are built afresh.
+          const fresh = buildTranscript(h.map((m) => ({ ...m })), pending)
+          expect(built).toEqual(fresh)
+          // This history is again the one the next builds on.
+          buildTranscript(h, [])
+        }
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('keeps the rows before the change as they were: a send over a long history builds its own rows', () => {
+    const long = Array.from({ length: 2000 }, (_, i) => (i % 2 === 0 ? msg(`o-${i}`, 'operator') : msg(`r-${i}`, 'agent', { reply_to: `o-${i - 1}`, status: 'complete' })))
+    const before = buildTranscript(long, [])
+    const sent = [...long, msg('o-new', 'operator', { client_message_id: 'c-new' }), msg('r-new', 'agent', { reply_to: 'o-new', run_id: 'run-new', status: 'streaming' })]
+    const after = buildTranscript(sent, [])
+    expect(after).toHaveLength(2002)
+    // Every row but the one that was the latest is the very same object.
+    expect(after.slice(0, 1998).every((item, i) => item === before[i])).toBe(true)
+    expect(after[1999]).not.toBe(before[1999])
+    expect(after.map((i) => (i.kind === 'agent' ? i.isLatest : false)).filter(Boolean)).toHaveLength(1)
+    const settled = sent.map((m) => (m.id === 'r-new' ? { ...m, id: 'r-final', status: 'complete' as const } : m))
+    const done = buildTranscript(settled, [])
+    expect(done.slice(0, 2001).every((item, i) => item === after[i])).toBe(true)
+    expect(done.at(-1)).toMatchObject({ kind: 'agent', isLatest: true, message: { id: 'r-final' } })
   })
 })
 

@@ -3,6 +3,7 @@
  * server state: the live-run store is laid over it where a message is shown, never written in.
  */
 import { queryOptions, type QueryClient } from '@tanstack/react-query'
+import type { SettledRun } from '../../live/run-follower'
 import type { Message } from '../../wire/types'
 import type { ChatRuntime } from '../runtime'
 
@@ -28,10 +29,13 @@ export function messagesQuery({ client }: ChatRuntime, sessionId: string) {
 /**
  * A session's history changed on the daemon (a send or regenerate was accepted, a run ended or
  * was stopped): read it again, and the session list with it (status and title follow). Resolves
- * once the messages are in.
+ * once the messages are in. A run the stream saw complete (`settled`) is written into the history
+ * held instead, when it holds that reply: the stream told all a read would, and over a long
+ * session a read is megabytes to parse for one changed message.
  */
-export async function refreshSession(queryClient: QueryClient, sessionId: string): Promise<void> {
+export async function refreshSession(queryClient: QueryClient, sessionId: string, settled?: SettledRun): Promise<void> {
   void queryClient.invalidateQueries({ queryKey: chatKeys.sessions })
+  if (settled && settleRun(queryClient, sessionId, settled)) return
   const key = chatKeys.messages(sessionId)
   // A first read still on its way left before this change: invalidating would hand back that very
   // read (TanStack Query reuses a fetch in flight while a query has no data yet), and the message
@@ -39,6 +43,27 @@ export async function refreshSession(queryClient: QueryClient, sessionId: string
   // that follows starts after the change.
   await queryClient.cancelQueries({ queryKey: key })
   await queryClient.invalidateQueries({ queryKey: key })
+}
+
+/**
+ * Writes a run that completed into the cached history: its reply takes the id, the text and the
+ * status the stream ended with, every other message stays as it is (the same objects, so the
+ * transcript builds one row). False when that cannot stand in for a read: no history held, a read
+ * on its way (it may predate the end), or no reply of that run still shown as going.
+ */
+function settleRun(queryClient: QueryClient, sessionId: string, { runId, messageId, content }: SettledRun): boolean {
+  const key = chatKeys.messages(sessionId)
+  const state = queryClient.getQueryState<Message[]>(key)
+  if (!state?.data || state.fetchStatus !== 'idle') return false
+  const messages = state.data
+  const at = messages.findLastIndex((m) => m.run_id === runId)
+  const reply = messages[at]
+  if (!reply || reply.superseded || (reply.status !== 'queued' && reply.status !== 'streaming')) return false
+  const { error: _error, retry: _retry, ...kept } = reply
+  const next = messages.slice()
+  next[at] = { ...kept, id: messageId, content, status: 'complete' }
+  queryClient.setQueryData<Message[]>(key, next)
+  return true
 }
 
 /** An accepted send, as far as its receipt tells. */

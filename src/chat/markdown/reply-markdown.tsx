@@ -170,10 +170,17 @@ const RUN_LENGTH = 50
 
 type ReplyBlocks = { split: BlockSplit; runs: (readonly string[])[] }
 
+/** Whether two splits cut their source into the same blocks. */
+function sameBlocks(a: BlockSplit, b: BlockSplit): boolean {
+  return a.blocks.length === b.blocks.length && a.blocks.every((block, i) => block === b.blocks[i] && a.kinds[i] === b.kinds[i])
+}
+
 /**
  * Remembers the last split of one reply and its runs. While streaming, each split extends the
- * previous one (only the tail is lexed again); once finished, the source is split afresh, so a
- * finished reply is rendered exactly as a reply loaded from history is.
+ * previous one (only the tail is lexed again). A reply that finishes keeps extending, so its last
+ * text shows in the very commit that ends it; `settle` then splits the whole source afresh (a long
+ * reply's 100,000 characters are milliseconds of lexing, kept out of that commit), so a finished
+ * reply is rendered exactly as a reply loaded from history is.
  */
 class ReplySplitter {
   private last: ReplyBlocks | undefined
@@ -181,12 +188,43 @@ class ReplySplitter {
 
   split(source: string, streaming: boolean): ReplyBlocks {
     const last = this.last
-    if (last !== undefined && last.split.source === source && (streaming || this.exact)) return last
-    const split = streaming ? extendSplit(last?.split, source) : splitSource(source)
+    if (last !== undefined && last.split.source === source) {
+      if (streaming) this.exact = false
+      return last
+    }
+    const fresh = !streaming && last === undefined
+    const split = fresh ? splitSource(source) : extendSplit(last?.split, source)
     this.last = { split, runs: groupBlocks(split.blocks, RUN_LENGTH, last?.runs) }
-    this.exact = !streaming
+    this.exact = fresh
     return this.last
   }
+
+  /** Whether the finished reply's split may differ from a fresh one (settle has work to do). */
+  get unsettled(): boolean {
+    return !this.exact && this.last !== undefined
+  }
+
+  /** Splits the finished source afresh: the new blocks when that changed them (render again). */
+  settle(): ReplyBlocks | undefined {
+    const last = this.last
+    if (this.exact || last === undefined) return undefined
+    this.exact = true
+    const fresh = splitSource(last.split.source)
+    if (sameBlocks(fresh, last.split)) return undefined
+    this.last = { split: fresh, runs: groupBlocks(fresh.blocks, RUN_LENGTH, last.runs) }
+    return this.last
+  }
+}
+
+/** Runs `work` once the page is idle (after the frame that shows the commit), or soon. */
+function whenIdle(work: () => void): () => void {
+  const page = globalThis as { requestIdleCallback?: (cb: () => void, options: { timeout: number }) => number; cancelIdleCallback?: (id: number) => void }
+  if (typeof page.requestIdleCallback === 'function' && typeof page.cancelIdleCallback === 'function') {
+    const id = page.requestIdleCallback(work, { timeout: 500 })
+    return () => page.cancelIdleCallback?.(id)
+  }
+  const timer = setTimeout(work, 0)
+  return () => clearTimeout(timer)
 }
 
 /**
@@ -195,7 +233,16 @@ class ReplySplitter {
  */
 function useBlocks(source: string, streaming: boolean): ReplyBlocks {
   const [splitter] = useState(() => new ReplySplitter())
-  return useMemo(() => splitter.split(source, streaming), [splitter, source, streaming])
+  const [settled, setSettled] = useState<ReplyBlocks>()
+  const blocks = useMemo(() => splitter.split(source, streaming), [splitter, source, streaming])
+  useEffect(() => {
+    if (streaming || !splitter.unsettled) return
+    return whenIdle(() => {
+      const exact = splitter.settle()
+      if (exact) setSettled(exact)
+    })
+  }, [splitter, source, streaming])
+  return !streaming && settled?.split.source === source ? settled : blocks
 }
 
 type BlockRunProps = {
