@@ -4,7 +4,7 @@
  * arrives, and if it cannot be fetched, the reply is shown as its plain text with its line breaks,
  * so nothing ever flashes empty.
  */
-import { Component, lazy, Suspense, type CSSProperties, type ReactNode } from 'react'
+import { Component, lazy, Suspense, useDeferredValue, type CSSProperties, type ReactNode } from 'react'
 import type { ReplyMarkdownProps } from './reply-markdown'
 
 export type { ReplyMarkdownProps } from './reply-markdown'
@@ -38,12 +38,22 @@ class PlainOnError extends Component<BoundaryProps, { failed: boolean }> {
   }
 }
 
-/** ReplyMarkdown, loaded on first use; the same props. */
-export function LazyReplyMarkdown(props: ReplyMarkdownProps) {
+/**
+ * ReplyMarkdown, loaded on first use; the same props.
+ *
+ * While a reply streams, its text is rendered at a lower priority than the operator's input and
+ * the page's frames (`useDeferredValue`): parsing the Markdown of a commit (the growing block, a
+ * block that just finished) is work React can interrupt, and the browser paints and answers keys
+ * between its pieces instead of waiting behind one long task. A newer text arriving meanwhile
+ * replaces the one being rendered. The reply's end is rendered at once, at full priority.
+ */
+export function LazyReplyMarkdown({ source: latest, streaming }: ReplyMarkdownProps) {
+  const deferred = useDeferredValue(latest)
+  const source = streaming ? deferred : latest
   return (
-    <PlainOnError source={props.source}>
-      <Suspense fallback={<PlainReply source={props.source} />}>
-        <ReplyMarkdown {...props} />
+    <PlainOnError source={source}>
+      <Suspense fallback={<PlainReply source={source} />}>
+        <ReplyMarkdown source={source} streaming={streaming} />
       </Suspense>
     </PlainOnError>
   )
