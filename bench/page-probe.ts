@@ -3,8 +3,9 @@
  * `evaluate`), which sends its source text: so each is self-contained, referring to nothing
  * outside itself but its argument and the browser's globals.
  *
- * The probe watches from the first script on: long tasks and Event Timing entries (buffered
- * observers), every animation frame's time, and for each marker word the moment it first
+ * The probe watches from the first script on: long tasks, long animation frames (with the scripts
+ * Chromium blames for each) and Event Timing entries (buffered observers), every animation frame's
+ * time, and for each marker word the moment it first
  * appears in the DOM and the moment after the next paint (requestAnimationFrame, then a
  * MessageChannel task, which runs once that frame has been produced).
  */
@@ -18,9 +19,26 @@ export type MarkerSighting = {
   paintedWall: number
 }
 
+/** A script Chromium's Long Animation Frames API blames for part of a long frame. */
+export type LongFrameScript = {
+  /** What ran it: a frame callback, a promise's resolution, an event listener… */
+  invokerType: string
+  invoker: string
+  sourceFunctionName: string
+  /** The script's file name (no origin) and the character position of the function in it. */
+  source: string
+  start: number
+  duration: number
+  forcedStyleAndLayout: number
+}
+
+/** A frame that took over 50 ms to produce (`long-animation-frame`): when, how long, and why. */
+export type LongFrame = { start: number; duration: number; blocking: number; scripts: LongFrameScript[] }
+
 export type ProbeState = {
   frames: number[]
   longTasks: Array<{ start: number; duration: number }>
+  longFrames: LongFrame[]
   events: Array<{ name: string; start: number; duration: number; interactionId: number }>
   markers: Record<string, MarkerSighting>
   /** When each batch of DOM changes was delivered (a MutationObserver callback): one per commit, near enough. */
@@ -31,7 +49,7 @@ export type ProbeConfig = { markers: string[] }
 
 /** Installs the probe (as an init script, before the page's own scripts). */
 export function installProbe(config: ProbeConfig): void {
-  const state: ProbeState = { frames: [], longTasks: [], events: [], markers: {}, updates: [] }
+  const state: ProbeState = { frames: [], longTasks: [], longFrames: [], events: [], markers: {}, updates: [] }
   const w = window as unknown as { __bench: ProbeState; __benchReport?: (name: string, sighting: MarkerSighting) => void }
   w.__bench = state
 
@@ -41,6 +59,30 @@ export function installProbe(config: ProbeConfig): void {
     }).observe({ type: 'longtask', buffered: true })
   } catch {
     // no Long Tasks API: the figures come out empty, and the report says n/a
+  }
+  type LoafScript = { invokerType: string; invoker: string; sourceFunctionName: string; sourceURL: string; sourceCharPosition: number; startTime: number; duration: number; forcedStyleAndLayoutDuration: number }
+  type Loaf = PerformanceEntry & { blockingDuration: number; scripts: LoafScript[] }
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries() as Loaf[]) {
+        state.longFrames.push({
+          start: e.startTime,
+          duration: e.duration,
+          blocking: e.blockingDuration,
+          scripts: e.scripts.map((s) => ({
+            invokerType: s.invokerType,
+            invoker: s.invoker,
+            sourceFunctionName: s.sourceFunctionName,
+            source: `${s.sourceURL.split('/').pop() ?? ''}:${s.sourceCharPosition}`,
+            start: s.startTime,
+            duration: s.duration,
+            forcedStyleAndLayout: s.forcedStyleAndLayoutDuration,
+          })),
+        })
+      }
+    }).observe({ type: 'long-animation-frame', buffered: true })
+  } catch {
+    // no Long Animation Frames API: no frames to blame, the other figures stand
   }
   try {
     new PerformanceObserver((list) => {
@@ -116,6 +158,7 @@ export function probeWindow({ from, to }: { from: number; to: number }) {
   return {
     frames: s.frames.filter((t) => t >= from && t <= to),
     longTasks: s.longTasks.filter((e) => e.start >= from && e.start <= to),
+    longFrames: s.longFrames.filter((e) => e.start >= from && e.start <= to),
     events: s.events.filter((e) => e.start >= from && e.start <= to),
     updates: s.updates.filter((t) => t >= from && t <= to),
     now: performance.now(),

@@ -9,7 +9,7 @@ import type { Browser, Page } from '@playwright/test'
 import { openPage, sleep, withTimeout, type BenchPage } from './browser'
 import { FIRST_MARKER, HISTORY_MARKER, LAST_MARKER, type WireMessage } from './content'
 import type { FakeDaemon } from './fake-daemon'
-import { armExpand, countRows, expandPosition, scrollTest } from './page-probe'
+import { armExpand, countRows, expandPosition, scrollTest, type LongFrame } from './page-probe'
 import { intervals, percentile } from './stats'
 
 export type SubjectKey = 'rebound' | 'peerDefault' | 'peerThrottled'
@@ -97,6 +97,12 @@ export type StreamResult = {
   longTaskMaxMs: number | undefined
   /** When each long task began, in ms from the Enter that sent the prompt. */
   longTaskAtMs: number[] | undefined
+  /**
+   * Frames that took over 50 ms to produce, from the Enter (start in ms from it), with the scripts
+   * Chromium blames for each (Long Animation Frames): where to look first for a long task or a
+   * dropped frame, without a trace's overhead. Raw, in results.json; not in the tables.
+   */
+  longFrames: LongFrame[] | undefined
   rafP95Ms: number | undefined
   rafP99Ms: number | undefined
   /** Lower bounds when the marker never showed (then finalMissing is true). */
@@ -210,6 +216,11 @@ export async function streamRun(
         longTaskMaxMs: longTasks ? Math.max(0, ...longTasks) : undefined,
         // When each long task began, from the Enter that sent the prompt: the send, the stream or its end.
         longTaskAtMs: win?.longTasks.map((t) => Math.round(t.start - from)),
+        longFrames: win?.longFrames.map((f) => ({
+          ...f,
+          start: Math.round(f.start - from),
+          scripts: f.scripts.map((s) => ({ ...s, start: Math.round(s.start - from) })),
+        })),
         rafP95Ms: percentile(frameGaps, 95),
         rafP99Ms: percentile(frameGaps, 99),
         firstDeltaMs: (first?.paintedWall ?? gaveUpAt) - (record.firstDeltaAt ?? NaN),

@@ -77,14 +77,15 @@ export type AcceptedSend = {
   at: number
 }
 
-/** The id a reply has in the cache until history gives its own (the read at the end of its run). */
+/** The id a reply has in the cache until its own is known (the stream's end, or the read after it). */
 const awaitedReplyId = (runId: string) => `awaited:${runId}`
 
 /**
  * Shows an accepted send from its receipt, without reading history: the operator message as sent
  * and its reply as its run begins, laid at the end of the cached history. The run follower sees
- * the reply's run and follows it; the one history read of this send comes when the run ends (it
- * carries the persisted outcome). Returns false when this cannot stand in for a read: no history
+ * the reply's run and follows it. When the run ends, its stream's end settles the reply
+ * (`settleRun`) or, for a run that did not complete, one history read brings its persisted
+ * outcome. Returns false when this cannot stand in for a read: no history
  * read yet, or one on its way that left before the send and would drop what is written here
  * (then `refreshSession` is the caller's way). When it returns true the session list is read
  * again, as `refreshSession` would: its status and first-message title follow.

@@ -2,7 +2,7 @@
  * Sending from a session view: new text, Send again for a parked entry, and Edit (take the text
  * back). The rules (one id per send, the outbox, the 409 and history look-ups) are in
  * src/send/deliver.ts; this hook binds them to the session and shows an accepted send from its
- * receipt (history is read once, when its run ends).
+ * receipt (history is read when its run ends, unless the stream saw it complete).
  */
 import { useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useMemo, useSyncExternalStore } from 'react'
