@@ -80,8 +80,11 @@ for (const lang of LANGS) {
     const failed = (await daemonState(page)).runs[0]
     expect(failed).toMatchObject({ status: 'failed', error: { code: 'model_unavailable' }, retry: { retryable: true, retry_class: 'overloaded' } })
 
-    // A reload keeps what tier 1 did beside the countdown that follows it.
+    // A reload keeps what tier 1 did beside the countdown that follows it. The clock holds still
+    // while the page reloads, so the 2 s countdown is not spent on however long loading takes.
+    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 20))
     await page.reload()
+    await page.clock.resume()
     await expect(retry).toHaveAttribute('data-retry', 'armed')
     await expect(retry.locator('.retry__handoff')).toHaveText(word(lang, 'tier1.handoff', { count: 3 }))
 
