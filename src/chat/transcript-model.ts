@@ -108,7 +108,8 @@ function markLatest(items: TranscriptItem[], from: number): TranscriptItem[] {
       break
     }
   }
-  for (let i = from; i < items.length; i++) {
+  // The latest row may lie before `from` (a history that lost its last reply): it is marked too.
+  for (let i = latest >= 0 ? Math.min(from, latest) : from; i < items.length; i++) {
     const item = items[i]!
     if (item.kind === 'agent' && item.isLatest !== (i === latest)) items[i] = { ...item, isLatest: i === latest }
   }

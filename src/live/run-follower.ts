@@ -68,9 +68,12 @@ export function createRunFollower({ client, live, refreshHistory, follow: readSt
      */
     watch(sessionId: string, messages: readonly Message[]): void {
       // A run whose end history now records needs no live record: history's copy is shown. Until
-      // then the record stays, so the stream's last word (its end, or why it broke off) stands.
+      // then the record stays, so the stream's last word (its end, or why it broke off) stands. A
+      // run the stream saw complete keeps its record until the session is let go: history may
+      // have it ended only because its end was written in from the stream, and a read that has
+      // not caught up with the daemon yet must not show the reply cut short and "writing" again.
       for (const [runId, owner] of finished) {
-        if (owner !== sessionId) continue
+        if (owner !== sessionId || live.get(runId)?.status === 'complete') continue
         const reply = messages.find((m) => m.run_id === runId)
         if (reply && reply.status !== 'queued' && reply.status !== 'streaming') live.forget(runId)
       }

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from 'vitest'
 import { startMockDaemonForFile } from '../setup/mock-daemon'
-import { createLiveRunStore, LIVE_RUN_NAMESPACE } from '../../src/live/live-runs'
+import { createLiveRunStore, LIVE_RUN_NAMESPACE, overlay } from '../../src/live/live-runs'
 import { activeRuns, createRunFollower } from '../../src/live/run-follower'
 import { createKeyedStore, storageKey } from '../../src/storage/keyed-store'
 import { createDaemonClient } from '../../src/wire/http'
@@ -120,8 +120,8 @@ describe('createRunFollower', () => {
     expect(h.live.get(runId)).toMatchObject({ status: 'complete' })
   })
 
-  it('forgets the live record once history records the end', async () => {
-    const { sessionId, runId, history } = await sessionWithRun('ok')
+  it('forgets the live record of a failed run once history records the end', async () => {
+    const { sessionId, runId, history } = await sessionWithRun('overloaded')
     const h = followerHarness()
     h.follower.watch(sessionId, history)
     await vi.waitFor(() => expect(h.follower.isFollowing(runId)).toBe(false))
@@ -133,6 +133,24 @@ describe('createRunFollower', () => {
     expect(h.live.get(runId)).toBeUndefined()
     expect(listener).toHaveBeenCalled()
     expect(streamsOpened(runId)).toBe(1)
+  })
+
+  it('keeps the record of a run the stream saw complete against a read that still shows it going, until release', async () => {
+    const { sessionId, runId, history } = await sessionWithRun('ok')
+    const h = followerHarness()
+    h.follower.watch(sessionId, history)
+    await vi.waitFor(() => expect(h.follower.isFollowing(runId)).toBe(false))
+    const reply = storedReply(runId)
+    // History written from the stream's end, then a read from before the daemon saved that end.
+    h.follower.watch(sessionId, h.reads.at(-1)!)
+    h.follower.watch(sessionId, history)
+    const stale = history.find((m) => m.run_id === runId)!
+    expect(stale.status).not.toBe('complete')
+    expect(overlay(stale, h.live.get(runId))).toMatchObject({ status: 'complete', content: reply.content })
+    expect(h.follower.isFollowing(runId)).toBe(false)
+    expect(streamsOpened(runId)).toBe(1)
+    h.follower.release(sessionId)
+    expect(h.live.get(runId)).toBeUndefined()
   })
 
   it('keeps finished runs of another session when watching one session', async () => {

@@ -74,9 +74,11 @@ describe('buildTranscript', () => {
 })
 
 describe('buildTranscript on a history whose end changed', () => {
-  type Step = { kind: 'send' } | { kind: 'settle' } | { kind: 'regenerate'; pick: number } | { kind: 'reread' }
+  type Step = { kind: 'send' } | { kind: 'settle' } | { kind: 'regenerate'; pick: number } | { kind: 'reread' } | { kind: 'drop' }
   const step: fc.Arbitrary<Step> = fc.oneof(
     fc.constant({ kind: 'send' as const }),
+    // A history that lost its end (not something the daemon does; the rows must still be right).
+    fc.constant({ kind: 'drop' as const }),
     fc.constant({ kind: 'settle' as const }),
     fc.nat({ max: 20 }).map((pick) => ({ kind: 'regenerate' as const, pick })),
     fc.constant({ kind: 'reread' as const }),
@@ -92,6 +94,7 @@ describe('buildTranscript on a history whose end changed', () => {
       return h.map((m, i) => (i === at ? { ...m, id: `done${n}`, status: 'complete', content: `answer ${n}` } : m))
     }
     if (s.kind === 'reread') return h.map((m) => ({ ...m }))
+    if (s.kind === 'drop') return h.length > 1 ? h.slice(0, -1) : h
     const anchors = h.filter((m) => m.role === 'operator' && !m.superseded)
     const anchor = anchors[s.pick % Math.max(1, anchors.length)]
     if (!anchor) return h

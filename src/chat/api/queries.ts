@@ -73,7 +73,7 @@ export type AcceptedSend = {
   clientMessageId: string
   content: string
   run: { id: string; queued: boolean }
-  /** When it was accepted (the client's clock: only shown until history is read). */
+  /** When it was accepted (the client's clock; history's own time replaces it at the next read). */
   at: number
 }
 
