@@ -11,6 +11,9 @@ afterEach(() => vi.useRealTimers())
 
 const user = () => userEvent.setup({ delay: null })
 
+/** The daemon's answers to GET …/sessions/:sid/messages so far: the history reads of a session. */
+const historyReads = (sid: string) => daemon.state().requests.filter((r) => r.method === 'GET' && r.path.endsWith(`/sessions/${sid}/messages`))
+
 function lastAgentReply() {
   const replies = screen.getAllByRole('article', { name: 'Agent' })
   return replies[replies.length - 1]!
@@ -57,7 +60,7 @@ describe('streaming a reply', () => {
     const sid = createSession(daemon)
     renderChat(sid)
     await advance(10)
-    const reads = () => daemon.state().requests.filter((r) => r.method === 'GET' && r.path.endsWith(`/sessions/${sid}/messages`))
+    const reads = () => historyReads(sid)
     const readsBefore = reads().length
     await user().type(screen.getByRole('textbox', { name: 'Message' }), 'no read at all{Enter}')
     await advance(12)
@@ -80,7 +83,7 @@ describe('streaming a reply', () => {
     const sid = createSession(daemon)
     renderChat(sid)
     await advance(10)
-    const reads = () => daemon.state().requests.filter((r) => r.method === 'GET' && r.path.endsWith(`/sessions/${sid}/messages`))
+    const reads = () => historyReads(sid)
     const readsBefore = reads().length
     daemon.plan(['code:answer_empty'])
     await user().type(screen.getByRole('textbox', { name: 'Message' }), 'this one fails{Enter}')

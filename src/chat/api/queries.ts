@@ -46,6 +46,15 @@ export async function refreshSession(queryClient: QueryClient, sessionId: string
 }
 
 /**
+ * The history held for a session when it can stand in for a read: there is one, and no read is
+ * on its way (a read that left before a change would drop what is written into the cache).
+ */
+function idleHistory(queryClient: QueryClient, key: readonly unknown[]): Message[] | undefined {
+  const state = queryClient.getQueryState<Message[]>(key)
+  return state?.data && state.fetchStatus === 'idle' ? state.data : undefined
+}
+
+/**
  * Writes a run that completed into the cached history: its reply takes the id, the text and the
  * status the stream ended with, every other message stays as it is (the same objects, so the
  * transcript builds one row). False when that cannot stand in for a read: no history held, a read
@@ -53,9 +62,8 @@ export async function refreshSession(queryClient: QueryClient, sessionId: string
  */
 function settleRun(queryClient: QueryClient, sessionId: string, { runId, messageId, content }: SettledRun): boolean {
   const key = chatKeys.messages(sessionId)
-  const state = queryClient.getQueryState<Message[]>(key)
-  if (!state?.data || state.fetchStatus !== 'idle') return false
-  const messages = state.data
+  const messages = idleHistory(queryClient, key)
+  if (!messages) return false
   const at = messages.findLastIndex((m) => m.run_id === runId)
   const reply = messages[at]
   if (!reply || reply.superseded || (reply.status !== 'queued' && reply.status !== 'streaming')) return false
@@ -92,8 +100,7 @@ const awaitedReplyId = (runId: string) => `awaited:${runId}`
  */
 export function showAcceptedSend(queryClient: QueryClient, sent: AcceptedSend): boolean {
   const key = chatKeys.messages(sent.sessionId)
-  const state = queryClient.getQueryState<Message[]>(key)
-  if (!state?.data || state.fetchStatus !== 'idle') return false
+  if (!idleHistory(queryClient, key)) return false
   void queryClient.invalidateQueries({ queryKey: chatKeys.sessions })
   queryClient.setQueryData<Message[]>(key, (messages) => {
     // Already there (another tab's news was read first): history's copy stands.

@@ -188,10 +188,7 @@ class ReplySplitter {
 
   split(source: string, streaming: boolean): ReplyBlocks {
     const last = this.last
-    if (last !== undefined && last.split.source === source) {
-      if (streaming) this.exact = false
-      return last
-    }
+    if (last !== undefined && last.split.source === source) return last
     const fresh = !streaming && last === undefined
     const split = fresh ? splitSource(source) : extendSplit(last?.split, source)
     this.last = { split, runs: groupBlocks(split.blocks, RUN_LENGTH, last?.runs) }
