@@ -1,7 +1,7 @@
 import { act, screen } from '@testing-library/react'
 import { Lexer } from 'marked'
 import { describe, expect, it, vi } from 'vitest'
-import { ReplyMarkdown } from '../../src/chat/markdown/reply-markdown'
+import { KEPT_CHARACTERS, ReplyMarkdown } from '../../src/chat/markdown/reply-markdown'
 import { renderInLanguage } from './markdown-helpers'
 
 // Every rendering of a block goes through react-markdown's component: counting its calls (and
@@ -162,5 +162,37 @@ describe('ReplyMarkdown while streaming', () => {
     rerender(<ReplyMarkdown source={REPLY} streaming={false} />)
     const { container: loaded } = renderInLanguage(<ReplyMarkdown source={REPLY} />)
     expect(streamed.innerHTML).toBe(loaded.innerHTML)
+  })
+})
+
+describe('finished blocks kept rendered', () => {
+  it('does not parse a finished block again when its reply mounts again; the growing block is parsed at every mount', () => {
+    const source = 'The first kept block, 7391.\n\nThe second kept block, 7392.\n\nThe growing end, 7393'
+    renderInLanguage(<ReplyMarkdown source={source} />).unmount()
+    rendered.blocks = []
+    // A reply scrolled out of the window and back: the same blocks, nothing parsed, all shown.
+    const again = renderInLanguage(<ReplyMarkdown source={source} />)
+    expect(rendered.blocks).toEqual([])
+    expect([...again.container.querySelectorAll('p')].map((p) => p.textContent)).toEqual(['The first kept block, 7391.', 'The second kept block, 7392.', 'The growing end, 7393'])
+    again.unmount()
+
+    // While it streams, its last block is new text at every commit: never kept.
+    rendered.blocks = []
+    renderInLanguage(<ReplyMarkdown source={source} streaming />).unmount()
+    renderInLanguage(<ReplyMarkdown source={source} streaming />).unmount()
+    expect(rendered.blocks).toEqual(['The growing end, 7393', 'The growing end, 7393'])
+  })
+
+  it('keeps at most KEPT_CHARACTERS of source, letting the least recently used go first', () => {
+    const small = 'A small block that is kept until something larger comes, 5120.'
+    renderInLanguage(<ReplyMarkdown source={small} />).unmount()
+    rendered.blocks = []
+    renderInLanguage(<ReplyMarkdown source={small} />).unmount()
+    expect(rendered.blocks).toEqual([])
+    // One block larger than the whole budget: the small one goes first, then the large one itself.
+    renderInLanguage(<ReplyMarkdown source={`word `.repeat(KEPT_CHARACTERS / 5 + 1)} />).unmount()
+    rendered.blocks = []
+    renderInLanguage(<ReplyMarkdown source={small} />).unmount()
+    expect(rendered.blocks).toEqual([small])
   })
 })

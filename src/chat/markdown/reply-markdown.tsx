@@ -8,7 +8,7 @@
  * written), only http(s) and mailto links are live, images never load, and nothing is set as
  * inner HTML.
  */
-import { createContext, memo, use, useEffect, useMemo, useState, type ComponentProps, type ReactNode } from 'react'
+import { createContext, memo, use, useEffect, useMemo, useState, type ComponentProps, type ReactElement, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import Markdown, { type Components, type ExtraProps } from 'react-markdown'
 import remarkCjkFriendly from 'remark-cjk-friendly'
@@ -138,18 +138,51 @@ type MarkdownBlockProps = {
   complete: boolean
 }
 
+/** Source characters of the finished blocks kept rendered (about 40 bytes of heap each: 8 MB). */
+export const KEPT_CHARACTERS = 200_000
+/** Finished blocks rendered, by their Markdown, least recently used first. */
+const kept = new Map<string, ReactElement>()
+let keptCharacters = 0
+
+const renderMarkdown = (markdown: string, complete: boolean): ReactElement =>
+  Markdown({ children: markdown, remarkPlugins: REMARK_PLUGINS, components: complete ? FINISHED_COMPONENTS : LIVE_COMPONENTS, urlTransform: transformUrl })
+
+/**
+ * A block's Markdown rendered to React elements (react-markdown's `Markdown` is a pure function
+ * of its props: parse, transform, elements). A finished block's elements are kept by its text.
+ *
+ * React keeps a block's render only once it commits. A render it throws away, or a block that
+ * unmounts, would otherwise parse the same text again: a streaming reply's transition render
+ * that newer text overtook (on a slow machine, overtaken again and again, each attempt parsing
+ * every block finished since the last commit), a reply scrolled out of the window and back.
+ * The growing block is never kept: its text is new at every commit.
+ */
+function renderBlock(markdown: string, complete: boolean): ReactElement {
+  if (!complete) return renderMarkdown(markdown, false)
+  const found = kept.get(markdown)
+  if (found !== undefined) {
+    kept.delete(markdown)
+    kept.set(markdown, found)
+    return found
+  }
+  const element = renderMarkdown(markdown, true)
+  kept.set(markdown, element)
+  keptCharacters += markdown.length
+  for (const [oldest] of kept) {
+    if (keptCharacters <= KEPT_CHARACTERS) break
+    kept.delete(oldest)
+    keptCharacters -= oldest.length
+  }
+  return element
+}
+
 /**
  * One top-level block. Memoized on its props (strings and a flag), so a finished block renders
  * once and never again while later blocks stream in.
  */
 const MarkdownBlock = memo(function MarkdownBlock({ text, definitions, complete }: MarkdownBlockProps) {
   // Definitions render nothing; put before the block, they cannot change how it parses.
-  const markdown = definitions === '' ? text : `${definitions}\n\n${text}`
-  return (
-    <Markdown remarkPlugins={REMARK_PLUGINS} components={complete ? FINISHED_COMPONENTS : LIVE_COMPONENTS} urlTransform={transformUrl}>
-      {markdown}
-    </Markdown>
-  )
+  return renderBlock(definitions === '' ? text : `${definitions}\n\n${text}`, complete)
 })
 
 /**
