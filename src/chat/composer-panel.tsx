@@ -16,12 +16,12 @@ export type ComposerPanelProps = {
 }
 
 /**
- * The message box bound to the session's draft and to sending. Its state (the draft, whether a
- * send is on the wire, the last refusal) is its own, so typing re-renders the box, not the
- * transcript.
+ * The message box bound to the session's draft and to sending. Its state (whether a send is on
+ * the wire, the last refusal) is its own, and the box holds the text: typing re-renders neither
+ * this panel nor the transcript.
  */
 export const ComposerPanel = forwardRef<HTMLTextAreaElement, ComposerPanelProps>(function ComposerPanel({ sessionId, send, refusalTemplate = 'composer.refused', autoFocus = false }, ref) {
-  const [draft, setDraft] = useDraft(sessionId)
+  const draft = useDraft(sessionId)
   const [sending, setSending] = useState(false)
   const [refusal, setRefusal] = useState<unknown>()
 
@@ -34,7 +34,7 @@ export const ComposerPanel = forwardRef<HTMLTextAreaElement, ComposerPanelProps>
       // Refused: the draft stays in the box, and the refusal says why.
       if (outcome.kind === 'refused') setRefusal(outcome.error)
       // Accepted, or parked as "not sent" with its own Send again: either way the text is safe.
-      else setDraft('')
+      else draft.write('')
     } finally {
       setSending(false)
     }
@@ -43,8 +43,7 @@ export const ComposerPanel = forwardRef<HTMLTextAreaElement, ComposerPanelProps>
   return (
     <Composer
       ref={ref}
-      value={draft}
-      onChange={setDraft}
+      draft={draft}
       onSubmit={(content) => void onSubmit(content)}
       sending={sending}
       autoFocus={autoFocus}

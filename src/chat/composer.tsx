@@ -1,10 +1,28 @@
-import { forwardRef, useEffect, useId, useRef, useState, type KeyboardEvent, type FormEvent, type ReactNode } from 'react'
+import { forwardRef, useCallback, useEffect, useId, useLayoutEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent, type FormEvent, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { MAX_CONTENT_LENGTH } from '../wire/types'
 
+/** The text the box shows and edits: a session's draft. */
+export type DraftBinding = {
+  read(): string
+  /** A keystroke changed the text. */
+  type(value: string): void
+  /** Calls `listener` when the text may have changed (typed here, sent, written by another tab). */
+  subscribe(listener: () => void): () => void
+}
+
+/**
+ * What the box's controls depend on, as one number: -1 blank, 0 sendable, n > 0 over the limit by
+ * n characters. Most keystrokes leave it as it was, and then nothing renders.
+ */
+function shapeOf(text: string): number {
+  const over = text.length - MAX_CONTENT_LENGTH
+  if (over > 0) return over
+  return text.trim() === '' ? -1 : 0
+}
+
 export type ComposerProps = {
-  value: string
-  onChange: (value: string) => void
+  draft: DraftBinding
   /** Called with the text to send; the composer is locked until it settles. */
   onSubmit: (content: string) => void
   /** True while a send is on the wire: the text stays in the box, read-only, until the daemon accepts it. */
@@ -19,29 +37,56 @@ export type ComposerProps = {
 /**
  * The message box. Enter sends, Shift+Enter adds a line, Enter while an IME is composing does
  * nothing, and empty or over-long text cannot be sent.
+ *
+ * The textarea holds the text itself (uncontrolled): a keystroke goes to the draft and renders
+ * nothing unless it changes what the controls show (blank, sendable, too long). Typing while a
+ * reply streams then costs the page the key's own paint. A draft changed from elsewhere (cleared
+ * by a send, a quote added, another tab) is put into the box as it changes.
  */
 export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function Composer(
-  { value, onChange, onSubmit, sending = false, disabled = false, error, autoFocus = false },
+  { draft, onSubmit, sending = false, disabled = false, error, autoFocus = false },
   ref,
 ) {
   const { t } = useTranslation()
   const [composing, setComposing] = useState(false)
   const hintId = useId()
-  const over = value.length - MAX_CONTENT_LENGTH
-  const blank = value.trim() === ''
-  const canSend = !blank && over <= 0 && !sending && !disabled
+  const readShape = () => shapeOf(draft.read())
+  const shape = useSyncExternalStore(draft.subscribe, readShape, readShape)
+  const over = Math.max(0, shape)
+  const canSend = shape === 0 && !sending && !disabled
 
-  // Set by a submit until the parent has rendered its answer (`sending`, or a new value): two
-  // Enter presses (or a double click) before React renders again must not send twice.
+  const box = useRef<HTMLTextAreaElement | null>(null)
+  const setBox = useCallback(
+    (element: HTMLTextAreaElement | null) => {
+      box.current = element
+      if (typeof ref === 'function') ref(element)
+      else if (ref) ref.current = element
+    },
+    [ref],
+  )
+  // The draft changed other than by this box's keys: the box shows it (the caret goes to the end,
+  // as it would for a controlled value). The box's own keys find the text already there.
+  useLayoutEffect(() => {
+    const show = () => {
+      const element = box.current
+      const text = draft.read()
+      if (element && element.value !== text) element.value = text
+    }
+    show()
+    return draft.subscribe(show)
+  }, [draft])
+
+  // Set by a submit until the parent has rendered its answer (`sending`, or the text changing):
+  // two Enter presses (or a double click) before React renders again must not send twice.
   const submitted = useRef(false)
   useEffect(() => {
     submitted.current = false
-  }, [value, sending])
+  }, [shape, sending])
 
   const submit = () => {
     if (!canSend || submitted.current) return
     submitted.current = true
-    onSubmit(value)
+    onSubmit(draft.read())
   }
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key !== 'Enter' || event.shiftKey) return
@@ -65,9 +110,8 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
       </label>
       <textarea
         id="composer-input"
-        ref={ref}
+        ref={setBox}
         className="composer__input"
-        value={value}
         rows={3}
         placeholder={t('composer.placeholder')}
         readOnly={sending}
@@ -75,7 +119,10 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
         disabled={disabled}
         aria-invalid={over > 0 || undefined}
         aria-describedby={error || over > 0 ? hintId : undefined}
-        onChange={(e) => onChange(e.target.value)}
+        onChange={(event) => {
+          submitted.current = false
+          draft.type(event.target.value)
+        }}
         onKeyDown={onKeyDown}
         onCompositionStart={() => setComposing(true)}
         onCompositionEnd={() => setComposing(false)}

@@ -2,10 +2,11 @@
  * Small hooks over the React-free core: each subscribes to the one thing it shows, so a delta
  * re-renders the reply that grew and a countdown tick re-renders one line.
  */
-import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
 import type { LiveRun } from '../live/live-runs'
 import type { RetrySnapshot } from '../retry/machine'
 import type { SessionRetries } from '../retry/scheduler'
+import type { DraftBinding } from './composer'
 import { useChatRuntime } from './runtime'
 import { isApple, keyPressOf, shortcutFor, type ShortcutId } from './shortcuts'
 
@@ -33,13 +34,21 @@ export function useRetryFor(sessionId: string, anchorId: string | undefined): Re
   return useSyncExternalStore(subscribe, get, get)
 }
 
-/** The composer's text for a session and its setter; switching sessions shows that session's own draft. */
-export function useDraft(sessionId: string): [string, (value: string) => void] {
+/**
+ * The composer's binding to a session's draft: switching sessions shows that session's own draft.
+ * It does not re-render the caller as the text changes (the box subscribes to what it needs).
+ */
+export function useDraft(sessionId: string): DraftBinding & { write(value: string): void } {
   const { drafts } = useChatRuntime()
-  const get = () => drafts.read(sessionId)
-  const value = useSyncExternalStore(drafts.subscribe, get, get)
-  const set = useCallback((next: string) => drafts.write(sessionId, next), [drafts, sessionId])
-  return [value, set]
+  return useMemo(
+    () => ({
+      read: () => drafts.read(sessionId),
+      type: (value: string) => drafts.type(sessionId, value),
+      write: (value: string) => drafts.write(sessionId, value),
+      subscribe: drafts.subscribe,
+    }),
+    [drafts, sessionId],
+  )
 }
 
 /**

@@ -2,20 +2,106 @@
  * The composer's text for each session, in the keyed store so a reload loses nothing typed. It is
  * a store rather than component state: the send logic (deliver.ts) also reads and clears it, so
  * that a text is never both in the box and on its way to the daemon.
+ *
+ * A keystroke (`type`) changes the draft at once for this page and is written to storage just
+ * after the frame that shows it, the keys of that frame in one write: storage and the other tabs
+ * are not on the path from a key to its paint. A page going away (hidden, closed, reloaded)
+ * writes what it holds first. `write` (a send clearing the box, a quote added) writes at once.
  */
 import { z } from 'zod/mini'
-import type { KeyedStore } from '../storage/keyed-store'
+import type { KeyedStore, Slot } from '../storage/keyed-store'
 
 export const DRAFT_NAMESPACE = 'draft'
 
-export function createDrafts(store: KeyedStore) {
-  const slot = (sessionId: string) => store.slot(DRAFT_NAMESPACE, sessionId, z.string())
+/** Runs `write` soon, off the current task. */
+export type WriteSoon = (write: () => void) => void
+
+/** Longest wait for the frame after a key (a tab hidden at once gets none). */
+const FRAME_WAIT_MS = 100
+
+/**
+ * Just after the next frame: an animation frame, then a task of its own once that frame is
+ * painted; or FRAME_WAIT_MS, whichever comes first.
+ */
+export const afterNextFrame: WriteSoon = (write) => {
+  let done = false
+  const run = () => {
+    if (done) return
+    done = true
+    clearTimeout(timer)
+    write()
+  }
+  const timer = setTimeout(run, FRAME_WAIT_MS)
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => setTimeout(run, 0))
+}
+
+/** Calls `write` when the page is hidden or goes away; returns the undo. No window, no calls. */
+export type PageLeave = (write: () => void) => () => void
+
+export const browserPageLeave: PageLeave = (write) => {
+  if (typeof window === 'undefined' || typeof document === 'undefined') return () => {}
+  const onHidden = () => {
+    if (document.visibilityState === 'hidden') write()
+  }
+  window.addEventListener('pagehide', write)
+  document.addEventListener('visibilitychange', onHidden)
+  return () => {
+    window.removeEventListener('pagehide', write)
+    document.removeEventListener('visibilitychange', onHidden)
+  }
+}
+
+export type DraftsOptions = { writeSoon?: WriteSoon; pageLeave?: PageLeave }
+
+export function createDrafts(store: KeyedStore, { writeSoon = afterNextFrame, pageLeave = browserPageLeave }: DraftsOptions = {}) {
+  const slots = new Map<string, Slot<string>>()
+  const slot = (sessionId: string) => {
+    let found = slots.get(sessionId)
+    if (!found) slots.set(sessionId, (found = store.slot(DRAFT_NAMESPACE, sessionId, z.string())))
+    return found
+  }
+  /** Typed on this page and not in storage yet, by session. */
+  const typed = new Map<string, string>()
+  const listeners = new Set<() => void>()
+  let due = false
+
+  const save = (sessionId: string, value: string) => slot(sessionId).write(value === '' ? undefined : value)
+  /** Writes every typed draft (the store tells this page's composers, and the other tabs). */
+  const flush = () => {
+    due = false
+    for (const [sessionId, value] of typed) {
+      typed.delete(sessionId)
+      save(sessionId, value)
+    }
+  }
+  pageLeave(flush)
+
   return {
     /** The draft of a session, '' when there is none. */
-    read: (sessionId: string): string => slot(sessionId).read() ?? '',
-    /** Replaces the draft of a session ('' removes it) and tells every composer showing it. */
-    write: (sessionId: string, value: string): void => slot(sessionId).write(value === '' ? undefined : value),
-    subscribe: (listener: () => void) => store.subscribe(DRAFT_NAMESPACE, listener),
+    read: (sessionId: string): string => typed.get(sessionId) ?? slot(sessionId).read() ?? '',
+    /** Replaces the draft of a session ('' removes it) in storage now, and tells every composer showing it. */
+    write: (sessionId: string, value: string): void => {
+      typed.delete(sessionId)
+      save(sessionId, value)
+    },
+    /** A keystroke: the draft changes now for this page, and reaches storage after the frame (see the module comment). */
+    type: (sessionId: string, value: string): void => {
+      typed.set(sessionId, value)
+      for (const listener of [...listeners]) listener()
+      if (due) return
+      due = true
+      writeSoon(flush)
+    },
+    /** Writes what was typed and is not in storage yet. */
+    flush,
+    subscribe: (listener: () => void) => {
+      listeners.add(listener)
+      const unsubscribe = store.subscribe(DRAFT_NAMESPACE, listener)
+      return () => {
+        listeners.delete(listener)
+        unsubscribe()
+      }
+    },
   }
 }
 
