@@ -68,8 +68,19 @@ function holdInPlace(scroller: HTMLElement, control: HTMLElement): void {
  * rest: with no layout, no measured row has a size to place the window by).
  */
 function observeRect<T extends Element>(instance: Virtualizer<T, Element>, cb: (rect: { width: number; height: number }) => void) {
-  return observeElementRect(instance, (rect) => cb(rect.height > 0 ? rect : { width: rect.width, height: Number.MAX_SAFE_INTEGER / 4 }))
+  return observeElementRect(instance, (rect) => {
+    if (rect.height > 0) withoutLayout.delete(instance)
+    else withoutLayout.add(instance)
+    cb(rect.height > 0 ? rect : { width: rect.width, height: Number.MAX_SAFE_INTEGER / 4 })
+  })
 }
+
+/**
+ * The logs whose scroller last measured no height. The range extractor asks here rather than
+ * reading `clientHeight`, which lays the page out when a commit has just changed it (inside a
+ * scroll event, right after new rows rendered).
+ */
+const withoutLayout = new WeakSet<object>()
 
 /**
  * The scrolling log, windowed: only the rows in view (and a few either side) are in the DOM, so a
@@ -86,9 +97,13 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
   // The row holding the focus stays mounted when it scrolls out of the window, so keyboard and
   // screen-reader focus is never dropped onto the page.
   const [focusedRow, setFocusedRow] = useState<number>()
+  // The instance of the last render: whether the log is scrolling picks the overscan, and whether
+  // it has a layout the range (the same instance every render; it says it is scrolling before it
+  // renders for it).
+  const last = useRef<Virtualizer<HTMLDivElement, Element>>(undefined)
   const rangeExtractor = useCallback(
     (range: Range) => {
-      if (scrollRef.current?.clientHeight === 0) return Array.from({ length: range.count }, (_, i) => i)
+      if (last.current && withoutLayout.has(last.current)) return Array.from({ length: range.count }, (_, i) => i)
       const rows = defaultRangeExtractor(range)
       return focusedRow === undefined || focusedRow >= range.count || rows.includes(focusedRow) ? rows : [...rows, focusedRow].sort((a, b) => a - b)
     },
@@ -96,9 +111,6 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
   )
   // The virtualizer hands out fresh functions each render, which the React Compiler cannot memoize
   // around; this component is left uncompiled, as TanStack documents.
-  // The instance of the last render: whether the log is scrolling picks the overscan (the same
-  // instance every render; it says it is scrolling before it renders for it).
-  const last = useRef<Virtualizer<HTMLDivElement, Element>>(undefined)
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
     count: items.length,
