@@ -9,6 +9,7 @@
  * writes what it holds first. `write` (a send clearing the box, a quote added) writes at once.
  */
 import { z } from 'zod/mini'
+import { frameOrTimeout } from '../live/live-runs'
 import type { KeyedStore, Slot } from '../storage/keyed-store'
 
 export const DRAFT_NAMESPACE = 'draft'
@@ -16,39 +17,21 @@ export const DRAFT_NAMESPACE = 'draft'
 /** Runs `write` soon, off the current task. */
 export type WriteSoon = (write: () => void) => void
 
-/** Longest wait for the frame after a key (a tab hidden at once gets none). */
-const FRAME_WAIT_MS = 100
-
 /**
- * Just after the next frame: an animation frame, then a task of its own once that frame is
- * painted; or FRAME_WAIT_MS, whichever comes first.
+ * Just after the next frame: the frame (or 50 ms, for a tab that gets none), then a task of its
+ * own once that frame is painted.
  */
-export const afterNextFrame: WriteSoon = (write) => {
-  let done = false
-  const run = () => {
-    if (done) return
-    done = true
-    clearTimeout(timer)
-    write()
-  }
-  const timer = setTimeout(run, FRAME_WAIT_MS)
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => setTimeout(run, 0))
-}
+export const afterNextFrame: WriteSoon = (write) => void frameOrTimeout(() => setTimeout(write, 0))
 
-/** Calls `write` when the page is hidden or goes away; returns the undo. No window, no calls. */
-export type PageLeave = (write: () => void) => () => void
+/** Calls `write` when the page is hidden or goes away, for as long as the page lives. No window, no calls. */
+export type PageLeave = (write: () => void) => void
 
 export const browserPageLeave: PageLeave = (write) => {
-  if (typeof window === 'undefined' || typeof document === 'undefined') return () => {}
-  const onHidden = () => {
-    if (document.visibilityState === 'hidden') write()
-  }
+  if (typeof window === 'undefined' || typeof document === 'undefined') return
   window.addEventListener('pagehide', write)
-  document.addEventListener('visibilitychange', onHidden)
-  return () => {
-    window.removeEventListener('pagehide', write)
-    document.removeEventListener('visibilitychange', onHidden)
-  }
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'hidden') write()
+  })
 }
 
 export type DraftsOptions = { writeSoon?: WriteSoon; pageLeave?: PageLeave }
@@ -92,8 +75,6 @@ export function createDrafts(store: KeyedStore, { writeSoon = afterNextFrame, pa
       due = true
       writeSoon(flush)
     },
-    /** Writes what was typed and is not in storage yet. */
-    flush,
     subscribe: (listener: () => void) => {
       listeners.add(listener)
       const unsubscribe = store.subscribe(DRAFT_NAMESPACE, listener)

@@ -25,7 +25,6 @@ function setup() {
     writeSoon: (write) => void soon.push(write),
     pageLeave: (write) => {
       leave = write
-      return () => {}
     },
   })
   const stored = (sessionId: string) => backend.getItem(storageKey(DRAFT_NAMESPACE, sessionId))
