@@ -5,6 +5,7 @@
  * serves the peer build, the same history, and `POST /api/chat` answering in the AI SDK's UI
  * message stream protocol. Both stream the same deltas on the same schedule, and both record on
  * the wall clock (Date.now(), which the page shares) when the first and last deltas were emitted.
+ * The floor page (bench/floor) is served under /floor/ on Rebound's origin and uses its wire.
  *
  * It implements only what the benchmark needs; anything else is answered 404 and listed in
  * `unexpected`, so a new request the app starts making shows up in the results.
@@ -78,7 +79,7 @@ type LiveRun = {
 }
 
 /** Starts both origins on 127.0.0.1 with free ports. */
-export async function startFakeDaemon({ appDir, peerDir }: { appDir: string; peerDir: string }): Promise<FakeDaemon> {
+export async function startFakeDaemon({ appDir, peerDir, floorDir }: { appDir: string; peerDir: string; floorDir?: string }): Promise<FakeDaemon> {
   let plan: StreamPlan | undefined
   let messages: WireMessage[] = []
   let historyBody = '{"messages":[]}'
@@ -322,7 +323,13 @@ export async function startFakeDaemon({ appDir, peerDir }: { appDir: string; pee
         entry.status = res.statusCode
       })
       const api = path.startsWith('/api/')
-      const answer = api ? (subject === 'rebound' ? rebound(req, res, path) : peer(req, res, path)) : Promise.resolve(req.method === 'GET' && serveStatic(dir, path, res))
+      // The floor page shares Rebound's origin and wire; its files are under /floor/.
+      const floor = subject === 'rebound' && floorDir !== undefined && (path === '/floor' || path.startsWith('/floor/'))
+      const answer = api
+        ? subject === 'rebound'
+          ? rebound(req, res, path)
+          : peer(req, res, path)
+        : Promise.resolve(req.method === 'GET' && (floor ? serveStatic(floorDir, path.slice('/floor'.length) || '/', res) : serveStatic(dir, path, res)))
       answer
         .then((handled) => {
           if (handled) return

@@ -30,6 +30,7 @@ const ROOT = dirname(BENCH)
 const OUT = join(BENCH, '.out')
 const APP_DIR = join(OUT, 'app')
 const PEER_DIR = join(OUT, 'peer')
+const FLOOR_DIR = join(OUT, 'floor')
 
 const SCENARIOS = ['bundle', 'stream20', 'stream10k', 'history', 'typing', 'retry'] as const
 type ScenarioKey = (typeof SCENARIOS)[number]
@@ -383,7 +384,7 @@ function describe(results: Results, baseline: Results | undefined): { tables: st
       {
         scenario: label,
         name: 'main-thread busy ≤ half the throttled peer’s',
-        value: `${fmt(m('rebound', 'busyMs'), 0)} ms vs ${fmt(peerBusy, 0)} ms`,
+        value: `${fmt(m('rebound', 'busyMs'), 0)} ms vs ${fmt(peerBusy, 0)} ms${r.floor ? ` (floor ${fmt(m('floor', 'busyMs'), 0)} ms)` : ''}`,
         holds: atMost(m('rebound', 'busyMs'), peerBusy === undefined ? undefined : peerBusy / 2),
       },
     )
@@ -422,10 +423,12 @@ function describe(results: Results, baseline: Results | undefined): { tables: st
   const typing = scenarios.typing
   if (typing) {
     tables.push(tableFor(`Typing while streaming: ${size.typing.length} characters into the composer during the ${size.shortHistory}-message stream`, TYPING_FIGURES, typing, baseFor('typing')))
-    const m = (f: string) => typing.rebound?.median[f]
+    const m = (f: string, k: SubjectKey = 'rebound') => typing[k]?.median[f]
+    // The floor's figure beside Rebound's: a budget the floor itself misses is out of this machine's reach.
+    const floor = (f: string, digits = 1) => (typing.floor ? ` (floor ${fmt(m(f, 'floor'), digits)})` : '')
     budgets.push(
-      { scenario: 'typing', name: 'keydown → paint p95 < 24 ms', value: `${fmt(m('p95Ms'))} ms`, holds: below(m('p95Ms'), 24) },
-      { scenario: 'typing', name: 'no key over 50 ms', value: `${fmt(m('over50'), 0)} keys`, holds: atMost(m('over50'), 0) },
+      { scenario: 'typing', name: 'keydown → paint p95 < 24 ms', value: `${fmt(m('p95Ms'))} ms${floor('p95Ms')}`, holds: below(m('p95Ms'), 24) },
+      { scenario: 'typing', name: 'no key over 50 ms', value: `${fmt(m('over50'), 0)} keys${floor('over50', 0)}`, holds: atMost(m('over50'), 0) },
     )
   }
 
@@ -503,8 +506,10 @@ async function main() {
     viteBuild(['--outDir', APP_DIR, '--emptyOutDir', '--logLevel', 'warn'])
     log('building the peer into bench/.out/peer')
     viteBuild(['--config', join(BENCH, 'peer', 'vite.config.ts')])
+    log('building the floor page into bench/.out/floor')
+    viteBuild(['--config', join(BENCH, 'floor', 'vite.config.ts')])
   }
-  for (const dir of [APP_DIR, PEER_DIR]) if (!existsSync(join(dir, 'index.html'))) throw new Error(`${dir}/index.html is missing: run without --no-build`)
+  for (const dir of [APP_DIR, PEER_DIR, FLOOR_DIR]) if (!existsSync(join(dir, 'index.html'))) throw new Error(`${dir}/index.html is missing: run without --no-build`)
 
   const scenarios: Results['scenarios'] = {}
   if (opts.only.has('bundle')) scenarios.bundle = measureBundle(APP_DIR)
@@ -535,7 +540,7 @@ async function main() {
 
   try {
     if (needsBrowser) {
-      daemon = await startFakeDaemon({ appDir: APP_DIR, peerDir: PEER_DIR })
+      daemon = await startFakeDaemon({ appDir: APP_DIR, peerDir: PEER_DIR, floorDir: FLOOR_DIR })
       browser = await withTimeout(launchBrowser(), 60_000, 'Chromium to start')
       chromiumVersion = browser.version()
       log(`Chromium ${chromiumVersion}; Rebound on ${daemon.reboundUrl}, peer on ${daemon.peerUrl}`)
@@ -549,7 +554,7 @@ async function main() {
       }
     }
     const scenario = (key: 'stream20' | 'stream10k' | 'history' | 'typing', once: (s: Subject, trace: { tracePath?: string }) => Promise<Record<string, unknown>>) =>
-      runBrowserScenario(key, opts.runs, SUBJECTS.filter((s) => opts.subjects.has(s.key)), FIGURES[key], async (s, i) => {
+      runBrowserScenario(key, opts.runs, SUBJECTS.filter((s) => opts.subjects.has(s.key) && (s.scenarios?.includes(key) ?? true)), FIGURES[key], async (s, i) => {
         const r = await once(s, opts.trace ? { tracePath: join(OUT, 'traces', `${key}-${s.key}-${i}.json`) } : {})
         noteUnexpected()
         return r

@@ -12,15 +12,27 @@ import type { FakeDaemon } from './fake-daemon'
 import { armExpand, countRows, expandPosition, scrollTest, type LongFrame } from './page-probe'
 import { intervals, percentile } from './stats'
 
-export type SubjectKey = 'rebound' | 'peerDefault' | 'peerThrottled'
+export type SubjectKey = 'rebound' | 'peerDefault' | 'peerThrottled' | 'floor'
 
-export type Subject = { key: SubjectKey; label: string; path: string; origin: 'rebound' | 'peer' }
+export type Subject = {
+  key: SubjectKey
+  label: string
+  path: string
+  origin: 'rebound' | 'peer'
+  /** The browser scenarios the subject takes part in; every one when absent. */
+  scenarios?: readonly string[]
+}
 
-/** The three subjects; Rebound opens the session by its address, the peer variants by query. */
+/**
+ * The subjects; Rebound opens the session by its address, the peer variants by query. The floor
+ * (bench/floor) is a reference, not a competitor: the least a page can do to show the same
+ * stream, so a figure Rebound cannot bring under the floor's is the machine's, not the app's.
+ */
 export const SUBJECTS: Subject[] = [
   { key: 'rebound', label: 'Rebound', path: '/sessions/bench', origin: 'rebound' },
   { key: 'peerDefault', label: 'peer (defaults)', path: '/', origin: 'peer' },
   { key: 'peerThrottled', label: 'peer (throttle 50)', path: '/?throttle=50', origin: 'peer' },
+  { key: 'floor', label: 'floor (bare page)', path: '/floor/', origin: 'rebound', scenarios: ['stream20', 'typing'] },
 ]
 
 export type StreamSettings = {
