@@ -79,7 +79,7 @@ type LiveRun = {
 }
 
 /** Starts both origins on 127.0.0.1 with free ports. */
-export async function startFakeDaemon({ appDir, peerDir, floorDir }: { appDir: string; peerDir: string; floorDir?: string }): Promise<FakeDaemon> {
+export async function startFakeDaemon({ appDir, peerDir, floorDir }: { appDir: string; peerDir: string; floorDir: string }): Promise<FakeDaemon> {
   let plan: StreamPlan | undefined
   let messages: WireMessage[] = []
   let historyBody = '{"messages":[]}'
@@ -324,12 +324,9 @@ export async function startFakeDaemon({ appDir, peerDir, floorDir }: { appDir: s
       })
       const api = path.startsWith('/api/')
       // The floor page shares Rebound's origin and wire; its files are under /floor/.
-      const floor = subject === 'rebound' && floorDir !== undefined && (path === '/floor' || path.startsWith('/floor/'))
-      const answer = api
-        ? subject === 'rebound'
-          ? rebound(req, res, path)
-          : peer(req, res, path)
-        : Promise.resolve(req.method === 'GET' && (floor ? serveStatic(floorDir, path.slice('/floor'.length) || '/', res) : serveStatic(dir, path, res)))
+      const floor = subject === 'rebound' && (path === '/floor' || path.startsWith('/floor/'))
+      const serve = () => (floor ? serveStatic(floorDir, path.slice('/floor'.length) || '/', res) : serveStatic(dir, path, res))
+      const answer = api ? (subject === 'rebound' ? rebound(req, res, path) : peer(req, res, path)) : Promise.resolve(req.method === 'GET' && serve())
       answer
         .then((handled) => {
           if (handled) return

@@ -25,8 +25,8 @@ export type Subject = {
 
 /**
  * The subjects; Rebound opens the session by its address, the peer variants by query. The floor
- * (bench/floor) is a reference, not a competitor: the least a page can do to show the same
- * stream, so a figure Rebound cannot bring under the floor's is the machine's, not the app's.
+ * (bench/floor) is a reference, not a competitor: the least a page can do with the same stream,
+ * so a budget the floor itself misses is out of the machine's reach, whatever the app does.
  */
 export const SUBJECTS: Subject[] = [
   { key: 'rebound', label: 'Rebound', path: '/sessions/bench', origin: 'rebound' },
