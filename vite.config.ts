@@ -88,7 +88,7 @@ export default defineConfig(({ command, mode }) => {
     // dependencies only when the first reply renders and then reload the page mid-conversation:
     // crawl the lazy modules up front instead.
     optimizeDeps: {
-      entries: ['index.html', 'src/chat/markdown/reply-markdown.tsx', 'src/chat/markdown/highlighter.ts', 'src/chat/markdown/languages.ts'],
+      entries: ['index.html', 'src/markdown/reply-markdown.tsx', 'src/markdown/highlighter.ts', 'src/markdown/languages.ts'],
     },
     // React, TanStack Query, XState, i18next and zod/mini together are ~150 kB gzipped; one chunk is fine.
     build: { chunkSizeWarningLimit: 600 },

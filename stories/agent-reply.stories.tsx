@@ -1,6 +1,6 @@
 import type { Meta, StoryObj } from '@storybook/react-vite'
 import { expect, fn, userEvent } from 'storybook/test'
-import { AgentReply } from '../src/chat/agent-reply'
+import { AgentReply } from '../src/chat/reply/agent-reply'
 import { failureForCode } from '../mocks/faults'
 import { agentReply, localizedMessage, SAMPLE } from './fixtures'
 

@@ -1,6 +1,6 @@
 import type { Meta, StoryObj } from '@storybook/react-vite'
 import { expect, fn, userEvent } from 'storybook/test'
-import { ConfirmRegenerate } from '../src/chat/confirm-regenerate'
+import { ConfirmRegenerate } from '../src/chat/dialogs/confirm-regenerate'
 
 const meta = {
   title: 'Chat/Confirm regenerate',

@@ -1,6 +1,6 @@
 import type { Meta, StoryObj } from '@storybook/react-vite'
 import { expect, fn } from 'storybook/test'
-import { AgentReply } from '../src/chat/agent-reply'
+import { AgentReply } from '../src/chat/reply/agent-reply'
 import type { ErrorCode, Message } from '../src/wire/types'
 import { failureForCode, RAW_ERROR_TEXT, UNKNOWN_CODE } from '../mocks/faults'
 import { covers, expectVerbatim } from './failure-checks'

@@ -1,6 +1,6 @@
 import type { Meta, StoryObj } from '@storybook/react-vite'
 import { expect, userEvent, waitFor, within } from 'storybook/test'
-import { ReplyMarkdown } from '../src/chat/markdown/reply-markdown'
+import { ReplyMarkdown } from '../src/markdown/reply-markdown'
 
 /**
  * Agent replies rendered as Markdown, inside a reply's frame. Sample text follows the toolbar

@@ -1,7 +1,7 @@
 import type { Meta, StoryObj } from '@storybook/react-vite'
 import { useTranslation } from 'react-i18next'
 import { expect, fn } from 'storybook/test'
-import { OperatorMessage, type OperatorMessageProps } from '../src/chat/operator-message'
+import { OperatorMessage, type OperatorMessageProps } from '../src/chat/transcript/operator-message'
 import { describeFailure, failureFromError } from '../src/i18n/describe-failure'
 import { localized, SAMPLE } from './fixtures'
 

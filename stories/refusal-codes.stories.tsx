@@ -1,6 +1,6 @@
 import type { Meta, StoryObj } from '@storybook/react-vite'
 import { expect } from 'storybook/test'
-import { FailureNotice } from '../src/chat/failure-notice'
+import { FailureNotice } from '../src/chat/reply/failure-notice'
 import type { RefusalCode } from '../src/wire/types'
 import { covers, expectVerbatim } from './failure-checks'
 

@@ -1,7 +1,7 @@
 import type { Meta, StoryObj } from '@storybook/react-vite'
 import { useTranslation } from 'react-i18next'
 import { fn } from 'storybook/test'
-import { SessionList, type SessionListProps } from '../src/chat/session-list'
+import { SessionList, type SessionListProps } from '../src/chat/sessions/session-list'
 import { describeFailure, failureFromError } from '../src/i18n/describe-failure'
 import { localized, SAMPLE, session } from './fixtures'
 

@@ -1,9 +1,9 @@
 import type { Meta, StoryObj } from '@storybook/react-vite'
 import { expect, fn } from 'storybook/test'
 import { failureForCode } from '../mocks/faults'
-import { AgentReply } from '../src/chat/agent-reply'
-import { RetryStatus } from '../src/chat/retry-status'
-import { Tier1Status } from '../src/chat/tier1-status'
+import { AgentReply } from '../src/chat/reply/agent-reply'
+import { RetryStatus } from '../src/chat/reply/retry-status'
+import { Tier1Status } from '../src/chat/reply/tier1-status'
 import type { Tier1Wait } from '../src/live/live-runs'
 import { agentReply, FIXED_NOW, wordsFor } from './fixtures'
 

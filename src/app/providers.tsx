@@ -3,7 +3,8 @@ import type { i18n as I18n } from 'i18next'
 import { useCallback, type ReactNode } from 'react'
 import { I18nextProvider } from 'react-i18next'
 import { refreshSession } from '../chat/api/queries'
-import { ChatRuntimeProvider, type ChatRuntime, type HistoryRefresher } from '../chat/runtime'
+import { ChatRuntimeProvider } from '../chat/runtime'
+import { type ChatRuntime, type HistoryRefresher } from '../thread/runtime'
 
 /**
  * The query client never retries on its own: a send must not be repeated behind the operator's

@@ -10,8 +10,9 @@
  * away or was disabled) or inside that reply. An operator who has moved on keeps their focus.
  */
 import { useLayoutEffect, useMemo, useRef, type RefObject } from 'react'
-import { focusIfAble } from './dialog-focus'
-import { useChatRuntime, type ChatRuntime } from './runtime'
+import { focusIfAble } from './dialogs/dialog-focus'
+import { useChatRuntime } from './runtime'
+import { type ChatRuntime } from '../thread/runtime'
 
 /** What on a reply should take focus. */
 export type FocusTarget = 'article' | 'regenerate' | 'retry'

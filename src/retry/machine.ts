@@ -11,7 +11,7 @@ import { and, assertEvent, assign, fromPromise, setup } from 'xstate'
 import type { SnapshotFrom } from 'xstate'
 import type { Message, RegenerateReceipt } from '../wire/types'
 import { isArmable, remainingMs, retryDeadline } from './schedule'
-import type { BoardRecord, RetryBoard } from './shared'
+import type { BoardRecord, RetryBoard } from './board'
 
 /**
  * The clock the machine reads; injected so tests and the hook agree on "now". `fromDaemon`

@@ -10,10 +10,10 @@ import type { KeyedStore } from '../storage/keyed-store'
 import { browserLocks, type LockManagerLike } from '../storage/locks'
 import type { DaemonClient } from '../wire/http'
 import type { Message } from '../wire/types'
-import { retryMachineFor } from './actors'
+import { retryMachineFor } from './dispatch'
 import { answersTail, armingCandidate, settledReply } from './eligibility'
 import type { NetworkProbe, RetryClock, RetrySnapshot } from './machine'
-import { createRetryBoard, type RetryBoard } from './shared'
+import { createRetryBoard, type RetryBoard } from './board'
 
 type RetryActor = ActorRefFrom<ReturnType<typeof retryMachineFor>>
 

@@ -9,7 +9,7 @@
  * writes what it holds first. `write` (a send clearing the box, a quote added) writes at once.
  */
 import { z } from 'zod/mini'
-import { frameOrTimeout } from '../live/live-runs'
+import { frameOrTimeout } from '../live/pacing'
 import type { KeyedStore, Slot } from '../storage/keyed-store'
 
 export const DRAFT_NAMESPACE = 'draft'

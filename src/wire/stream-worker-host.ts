@@ -6,7 +6,8 @@
  */
 import { createFrameBatcher } from './frame-batch'
 import { followRun } from './events'
-import { createDaemonClient, type DaemonClock } from './http'
+import type { DaemonClock } from './clock'
+import { createDaemonClient } from './http'
 import { toFailure, type FromWorker, type ToWorker } from './stream-protocol'
 
 /** Shortest gap between two batches of deltas: well under the page's own 50 ms between commits. */

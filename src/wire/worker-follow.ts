@@ -9,7 +9,7 @@
  * after them: a stream is never lost to the worker.
  */
 import { abortedBy, followRun, type FollowRunOptions, type TerminalFrame } from './events'
-import type { DaemonClock } from './http'
+import type { DaemonClock } from './clock'
 import { fromFailure, type FromWorker, type ToWorker } from './stream-protocol'
 
 /** `followRun`'s shape: what the run follower calls to read a run's stream. */

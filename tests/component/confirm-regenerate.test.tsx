@@ -11,7 +11,7 @@ import userEvent from '@testing-library/user-event'
 import { StrictMode, useRef, useState } from 'react'
 import { I18nextProvider } from 'react-i18next'
 import { describe, expect, it, vi } from 'vitest'
-import { ConfirmRegenerate } from '../../src/chat/confirm-regenerate'
+import { ConfirmRegenerate } from '../../src/chat/dialogs/confirm-regenerate'
 import { createI18n, resources } from '../../src/i18n/bundled'
 import { type Language } from '../../src/i18n/resources'
 

@@ -1,7 +1,7 @@
 import { render, screen } from '@testing-library/react'
 import { I18nextProvider } from 'react-i18next'
 import { describe, expect, it } from 'vitest'
-import { FailureNotice } from '../../src/chat/failure-notice'
+import { FailureNotice } from '../../src/chat/reply/failure-notice'
 import type { Language } from '../../src/i18n/resources'
 import { createI18n } from '../../src/i18n/bundled'
 

@@ -9,8 +9,8 @@ import type { MockDaemon } from '../../mocks/model'
 import { App } from '../../src/app/app'
 import { createQueryClient, Providers } from '../../src/app/providers'
 import { ChatView } from '../../src/chat/chat-view'
-import { ReplyMarkdown } from '../../src/chat/markdown/reply-markdown'
-import { createChatRuntime, type ChatRuntime } from '../../src/chat/runtime'
+import { ReplyMarkdown } from '../../src/markdown/reply-markdown'
+import { createChatRuntime, type ChatRuntime } from '../../src/thread/runtime'
 import type { Language } from '../../src/i18n/resources'
 import { createI18n } from '../../src/i18n/bundled'
 import { createDaemonClient } from '../../src/wire/http'
@@ -20,7 +20,7 @@ export { startMockDaemonForFile } from '../setup/mock-daemon'
 // The Markdown renderer is a lazy chunk. Loaded before any test of a file that uses this harness,
 // so a reply is rendered by it rather than by its plain-text stand-in, whatever the machine's speed.
 beforeAll(async () => {
-  await import('../../src/chat/markdown/reply-markdown')
+  await import('../../src/markdown/reply-markdown')
 })
 
 /** The text a reply with this source shows once rendered: to check a reply is shown whole, once. */

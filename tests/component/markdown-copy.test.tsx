@@ -1,8 +1,8 @@
 import { act, fireEvent, screen } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { COPIED_MS, COPY_FAILED_MS, CopyButton } from '../../src/chat/markdown/copy-button'
-import { ReplyMarkdown } from '../../src/chat/markdown/reply-markdown'
+import { COPIED_MS, COPY_FAILED_MS, CopyButton } from '../../src/markdown/copy-button'
+import { ReplyMarkdown } from '../../src/markdown/reply-markdown'
 import { renderInLanguage } from './markdown-helpers'
 
 /** Puts a clipboard on the navigator (or takes it away, with `undefined`), as a browser would have it. */

@@ -1,7 +1,7 @@
 import { act, waitFor } from '@testing-library/react'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { ReplyMarkdown } from '../../src/chat/markdown/reply-markdown'
-import { SEEN_DWELL_MS } from '../../src/chat/markdown/use-seen'
+import { ReplyMarkdown } from '../../src/markdown/reply-markdown'
+import { SEEN_DWELL_MS } from '../../src/markdown/use-seen'
 import { renderInLanguage } from './markdown-helpers'
 
 /** A stand-in IntersectionObserver: the test says when an element enters or leaves the view. */

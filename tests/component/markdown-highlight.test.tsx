@@ -1,12 +1,12 @@
 import { screen, waitFor } from '@testing-library/react'
 import { describe, expect, it, vi } from 'vitest'
-import { GRAMMAR_LOADERS, LANGUAGE_IDS, type LanguageId } from '../../src/chat/markdown/languages'
-import { ReplyMarkdown } from '../../src/chat/markdown/reply-markdown'
+import { GRAMMAR_LOADERS, LANGUAGE_IDS, type LanguageId } from '../../src/markdown/languages'
+import { ReplyMarkdown } from '../../src/markdown/reply-markdown'
 import { renderInLanguage } from './markdown-helpers'
 
 // The real grammar loaders, each behind a spy: the highlighter imports them through this module.
-vi.mock('../../src/chat/markdown/languages', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/chat/markdown/languages')>()
+vi.mock('../../src/markdown/languages', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/markdown/languages')>()
   const loaders = Object.fromEntries(Object.entries(original.GRAMMAR_LOADERS).map(([id, load]) => [id, vi.fn(load)]))
   return { ...original, GRAMMAR_LOADERS: loaders }
 })

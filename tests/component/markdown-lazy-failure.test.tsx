@@ -1,9 +1,9 @@
 import { expect, it, vi } from 'vitest'
-import { LazyReplyMarkdown } from '../../src/chat/markdown/lazy-reply-markdown'
+import { LazyReplyMarkdown } from '../../src/markdown/lazy-reply-markdown'
 import { renderInLanguage } from './markdown-helpers'
 
 // The renderer's chunk cannot be fetched (offline, or a deploy replaced it).
-vi.mock('../../src/chat/markdown/reply-markdown', () => {
+vi.mock('../../src/markdown/reply-markdown', () => {
   throw new Error('Failed to fetch dynamically imported module')
 })
 

@@ -1,6 +1,6 @@
 import { screen } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
-import { LazyReplyMarkdown } from '../../src/chat/markdown/lazy-reply-markdown'
+import { LazyReplyMarkdown } from '../../src/markdown/lazy-reply-markdown'
 import { renderInLanguage } from './markdown-helpers'
 
 describe('LazyReplyMarkdown', () => {

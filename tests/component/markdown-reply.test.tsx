@@ -1,6 +1,6 @@
 import { screen, within } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
-import { ReplyMarkdown } from '../../src/chat/markdown/reply-markdown'
+import { ReplyMarkdown } from '../../src/markdown/reply-markdown'
 import { renderInLanguage } from './markdown-helpers'
 
 const renderReply = (source: string, lng: 'en' | 'zh' = 'en') => renderInLanguage(<ReplyMarkdown source={source} />, lng)

@@ -1,6 +1,6 @@
 import { waitFor } from '@testing-library/react'
 import { describe, expect, it } from 'vitest'
-import { ReplyMarkdown } from '../../src/chat/markdown/reply-markdown'
+import { ReplyMarkdown } from '../../src/markdown/reply-markdown'
 import { renderInLanguage } from './markdown-helpers'
 
 /** A reply of `count` paragraphs, each naming its number. */

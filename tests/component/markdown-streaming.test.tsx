@@ -1,7 +1,7 @@
 import { act, screen } from '@testing-library/react'
 import { Lexer } from 'marked'
 import { describe, expect, it, vi } from 'vitest'
-import { KEPT_CHARACTERS, ReplyMarkdown } from '../../src/chat/markdown/reply-markdown'
+import { KEPT_CHARACTERS, ReplyMarkdown } from '../../src/markdown/reply-markdown'
 import { renderInLanguage } from './markdown-helpers'
 
 // Every rendering of a block goes through react-markdown's component: counting its calls (and

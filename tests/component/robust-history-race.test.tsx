@@ -7,7 +7,7 @@
 import { screen } from '@testing-library/react'
 import { delay, http, HttpResponse } from 'msw'
 import { afterEach, beforeEach, expect, it, vi } from 'vitest'
-import { createChatRuntime } from '../../src/chat/runtime'
+import { createChatRuntime } from '../../src/thread/runtime'
 import { createDaemonClient } from '../../src/wire/http'
 import { advance, advanceUntil, createSession, DAEMON_ORIGIN, installFakeClock, renderChat, startMockDaemonForFile } from './harness'
 

@@ -4,7 +4,7 @@
  * overtake the write: drafts, the outbox and the retry board re-read on it.
  */
 import { expect, it, vi } from 'vitest'
-import { createChatRuntime } from '../../src/chat/runtime'
+import { createChatRuntime } from '../../src/thread/runtime'
 import { storageKey } from '../../src/storage/keyed-store'
 import { createDaemonClient } from '../../src/wire/http'
 import { DAEMON_ORIGIN } from './harness'

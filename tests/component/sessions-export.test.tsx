@@ -7,7 +7,7 @@
 import { screen } from '@testing-library/react'
 import { http, HttpResponse } from 'msw'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { exportFileName, sessionToJson, sessionToMarkdown } from '../../src/chat/export'
+import { exportFileName, sessionToJson, sessionToMarkdown } from '../../src/thread/export'
 import type { Message, Session } from '../../src/wire/types'
 import { advance, createSession, installFakeClock, startMockDaemonForFile } from './harness'
 import { chooseFromMenu, renderAppAt, sessionPath, wordsOf } from './session-helpers'

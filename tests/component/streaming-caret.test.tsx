@@ -1,6 +1,6 @@
 import { act } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { AgentReply } from '../../src/chat/agent-reply'
+import { AgentReply } from '../../src/chat/reply/agent-reply'
 import type { Message } from '../../src/wire/types'
 import { renderInLanguage } from './markdown-helpers'
 

@@ -5,7 +5,8 @@
  * at most once per SAVE_EVERY_MS. `overlay` lays the stream over history until history has the end.
  */
 import { describe, expect, it, vi } from 'vitest'
-import { createLiveRunStore, frameOrTimeout, LIVE_RUN_NAMESPACE, MAX_INPUT_DEFERRALS, overlay, SAVE_EVERY_MS, TIER1_ATTEMPTS_LIMIT, yieldingToInput, type LiveRun } from '../../src/live/live-runs'
+import { createLiveRunStore, LIVE_RUN_NAMESPACE, overlay, SAVE_EVERY_MS, TIER1_ATTEMPTS_LIMIT, type LiveRun } from '../../src/live/live-runs'
+import { frameOrTimeout, MAX_INPUT_DEFERRALS, yieldingToInput } from '../../src/live/pacing'
 import { createKeyedStore, storageKey, type StorageBackend } from '../../src/storage/keyed-store'
 import type { Message, StreamFrame } from '../../src/wire/types'
 

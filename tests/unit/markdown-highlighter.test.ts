@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
-import { createCodeHighlighter } from '../../src/chat/markdown/highlighter'
-import { GRAMMAR_LOADERS, LANGUAGE_IDS, type GrammarModule, type LanguageId } from '../../src/chat/markdown/languages'
+import { createCodeHighlighter } from '../../src/markdown/highlighter'
+import { GRAMMAR_LOADERS, LANGUAGE_IDS, type GrammarModule, type LanguageId } from '../../src/markdown/languages'
 
 /** The real loaders, each wrapped in a spy, so a test sees which grammars were imported. */
 function spiedLoaders() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { GRAMMAR_LOADERS, LANGUAGE_IDS, LANGUAGE_NAMES, resolveLanguage } from '../../src/chat/markdown/languages'
+import { GRAMMAR_LOADERS, LANGUAGE_IDS, LANGUAGE_NAMES, resolveLanguage } from '../../src/markdown/languages'
 
 describe('resolveLanguage', () => {
   it.each([

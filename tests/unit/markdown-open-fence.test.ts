@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { openFence } from '../../src/chat/markdown/open-fence'
+import { openFence } from '../../src/markdown/open-fence'
 
 describe('openFence', () => {
   it.each([

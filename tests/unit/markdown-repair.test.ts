@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { repairStreamingBlock } from '../../src/chat/markdown/repair'
+import { repairStreamingBlock } from '../../src/markdown/repair'
 
 describe('repairStreamingBlock', () => {
   it.each([

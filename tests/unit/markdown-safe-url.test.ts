@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { safeHref } from '../../src/chat/markdown/safe-url'
+import { safeHref } from '../../src/markdown/safe-url'
 
 describe('safeHref', () => {
   it.each([

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { Lexer } from 'marked'
 import { describe, expect, it, vi } from 'vitest'
-import { extendSplit, groupBlocks, splitBlocks, splitSource, type BlockSplit } from '../../src/chat/markdown/split-blocks'
+import { extendSplit, groupBlocks, splitBlocks, splitSource, type BlockSplit } from '../../src/markdown/split-blocks'
 
 /** Feeds `source` to extendSplit in deltas of the given sizes (cycled), as a stream would. */
 function stream(source: string, sizes: number[], onSplit?: (split: BlockSplit) => void): BlockSplit | undefined {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { BOARD_LIMIT, createRetryBoard, type BoardRecord } from '../../src/retry/shared'
+import { BOARD_LIMIT, createRetryBoard, type BoardRecord } from '../../src/retry/board'
 import { createKeyedStore } from '../../src/storage/keyed-store'
 import { memoryBackend } from './memory-backend'
 

@@ -5,7 +5,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { RefusalError } from '../../src/wire/errors'
-import { createDaemonClient, createDaemonClock } from '../../src/wire/http'
+import { createDaemonClock } from '../../src/wire/clock'
+import { createDaemonClient } from '../../src/wire/http'
 
 const MINUTE = 60_000
 

@@ -16,7 +16,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createRetryScheduler, type RetryScheduler } from '../../src/retry/scheduler'
-import { createRetryBoard } from '../../src/retry/shared'
+import { createRetryBoard } from '../../src/retry/board'
 import { createKeyedStore } from '../../src/storage/keyed-store'
 import { createLocalLocks } from '../../src/storage/locks'
 import { createTabHub } from '../../src/storage/tab-channel'

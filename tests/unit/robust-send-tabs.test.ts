@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDaemon } from '../../mocks/node'
-import { createChatRuntime, type ChatRuntime } from '../../src/chat/runtime'
+import { createChatRuntime, type ChatRuntime } from '../../src/thread/runtime'
 import { newEntry, resumeSends, sendEntry, takeBack } from '../../src/send/deliver'
 import { createLocalLocks } from '../../src/storage/locks'
 import { createTabHub } from '../../src/storage/tab-channel'

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createRetryScheduler, type NetworkSource, type RetryScheduler } from '../../src/retry/scheduler'
-import { createRetryBoard } from '../../src/retry/shared'
+import { createRetryBoard } from '../../src/retry/board'
 import { retryView, type RetryView } from '../../src/retry/view'
 import { createKeyedStore } from '../../src/storage/keyed-store'
 import { createLocalLocks, type LockManagerLike } from '../../src/storage/locks'

@@ -7,7 +7,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { createOutbox as outboxOver, type OutboxEntry } from '../../src/send/outbox'
 import { createKeyedStore, type StorageBackend } from '../../src/storage/keyed-store'
-import { createChatRuntime, type ChatRuntime } from '../../src/chat/runtime'
+import { createChatRuntime, type ChatRuntime } from '../../src/thread/runtime'
 import { deliver, newEntry, resumeSends, sendEntry, takeBack } from '../../src/send/deliver'
 import { MalformedPayloadError, RefusalError, TransportError } from '../../src/wire/errors'
 import { createDaemonClient } from '../../src/wire/http'

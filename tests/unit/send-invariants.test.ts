@@ -17,7 +17,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DaemonState } from '../../mocks/model'
 import { createTestDaemon } from '../../mocks/node'
-import { createChatRuntime, type ChatRuntime } from '../../src/chat/runtime'
+import { createChatRuntime, type ChatRuntime } from '../../src/thread/runtime'
 import { deliver, newEntry, resumeSends, sendEntry, takeBack, type SendOutcome } from '../../src/send/deliver'
 import { createDaemonClient } from '../../src/wire/http'
 

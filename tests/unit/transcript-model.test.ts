@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { OutboxEntry } from '../../src/send/outbox'
-import { buildTranscript, regenerateImpact } from '../../src/chat/transcript-model'
+import { buildTranscript, regenerateImpact } from '../../src/thread/transcript-model'
 import type { Message } from '../../src/wire/types'
 
 let clock = 0

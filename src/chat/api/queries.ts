@@ -5,7 +5,7 @@
 import { queryOptions, type QueryClient } from '@tanstack/react-query'
 import type { SettledRun } from '../../live/run-follower'
 import type { Message } from '../../wire/types'
-import type { ChatRuntime } from '../runtime'
+import type { ChatRuntime } from '../../thread/runtime'
 
 export const chatKeys = {
   sessions: ['sessions'] as const,

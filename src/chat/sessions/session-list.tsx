@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type FocusEvent, type KeyboardEvent, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import { MAX_TITLE_LENGTH, type Session } from '../wire/types'
+import { MAX_TITLE_LENGTH, type Session } from '../../wire/types'
 import { sessionLabel } from './session-label'
 
 export type SessionActions = {

@@ -1,10 +1,10 @@
 import { useEffect, useId, useRef, useState, type ReactNode, type Ref } from 'react'
 import { useTranslation } from 'react-i18next'
-import type { Message } from '../wire/types'
+import type { Message } from '../../wire/types'
 import { FailureNotice } from './failure-notice'
-import { CopyButton } from './markdown/copy-button'
-import { LazyReplyMarkdown } from './markdown/lazy-reply-markdown'
-import { isActive } from './transcript-model'
+import { CopyButton } from '../../markdown/copy-button'
+import { LazyReplyMarkdown } from '../../markdown/lazy-reply-markdown'
+import { isActive } from '../../thread/transcript-model'
 
 export type AgentReplyProps = {
   message: Message

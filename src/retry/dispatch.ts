@@ -17,7 +17,7 @@ import {
   type RegenerateInput,
 } from './machine'
 import { retryDeadline } from './schedule'
-import type { RetryBoard } from './shared'
+import type { RetryBoard } from './board'
 
 export type RetryActorsOptions = {
   client: Pick<DaemonClient, 'regenerate' | 'cancelRun' | 'listMessages'>

@@ -1,14 +1,14 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { describeFailure, failureFromError } from '../i18n/describe-failure'
-import type { Session } from '../wire/types'
-import { chatKeys, messagesQuery } from './api/queries'
-import { useCreateSession, useDeleteSession, useRenameSession, useSessions } from './api/use-sessions'
-import { ConfirmDialog } from './confirm-dialog'
+import { describeFailure, failureFromError } from '../../i18n/describe-failure'
+import type { Session } from '../../wire/types'
+import { chatKeys, messagesQuery } from '../api/queries'
+import { useCreateSession, useDeleteSession, useRenameSession, useSessions } from '../api/use-sessions'
+import { ConfirmDialog } from '../dialogs/confirm-dialog'
 import { sessionLabel } from './session-label'
-import { RefusedNotice } from './refused-notice'
-import { useChatRuntime } from './runtime'
+import { RefusedNotice } from '../reply/refused-notice'
+import { useChatRuntime } from '../runtime'
 import { SessionList } from './session-list'
 
 export type SessionsPanelProps = {
@@ -37,7 +37,7 @@ export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelP
     try {
       // Export is rare: its code loads when it is asked for, not with the page.
       const [{ download, exportFileName, sessionToJson, sessionToMarkdown }, messages] = await Promise.all([
-        import('./export'),
+        import('../../thread/export'),
         queryClient.fetchQuery(messagesQuery(runtime, session.id)),
       ])
       const at = runtime.clock.now()

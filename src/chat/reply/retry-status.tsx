@@ -1,10 +1,10 @@
 import { useCallback, type Ref } from 'react'
 import { useTranslation } from 'react-i18next'
-import { countdownSeconds, formatClockTime } from '../i18n/format'
-import type { RetryStatus as SchedulerStatus } from '../retry/view'
+import { countdownSeconds, formatClockTime } from '../../i18n/format'
+import type { RetryStatus as SchedulerStatus } from '../../retry/view'
 import { FailureNotice } from './failure-notice'
-import { useChatRuntime } from './runtime'
-import { useTicker } from './use-core'
+import { useChatRuntime } from '../runtime'
+import { useTicker } from '../use-ticker'
 
 export type RetryStatusView = {
   status: Exclude<SchedulerStatus, 'idle'>

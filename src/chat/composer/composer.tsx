@@ -1,6 +1,6 @@
 import { forwardRef, useCallback, useEffect, useId, useLayoutEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent, type FormEvent, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import { MAX_CONTENT_LENGTH } from '../wire/types'
+import { MAX_CONTENT_LENGTH } from '../../wire/types'
 
 /** The text the box shows and edits: a session's draft. */
 export type DraftBinding = {

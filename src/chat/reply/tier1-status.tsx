@@ -1,10 +1,10 @@
 import { useCallback } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { TFunction } from 'i18next'
-import { countdownSeconds } from '../i18n/format'
-import type { Tier1Wait } from '../live/live-runs'
-import { useChatRuntime } from './runtime'
-import { useTicker } from './use-core'
+import { countdownSeconds } from '../../i18n/format'
+import type { Tier1Wait } from '../../live/live-runs'
+import { useChatRuntime } from '../runtime'
+import { useTicker } from '../use-ticker'
 
 const SECOND_MS = 1000
 

@@ -1,7 +1,7 @@
 import { useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { ModalDialog } from './modal-dialog'
-import { isApple, SHORTCUT_IDS, shortcutKeys } from './shortcuts'
+import { isApple, SHORTCUT_IDS, shortcutKeys } from '../shortcuts'
 
 /** The list of keyboard shortcuts, as a modal dialog; `?` (outside a text field) opens it. */
 export function ShortcutsDialog({ onClose }: { onClose: () => void }) {

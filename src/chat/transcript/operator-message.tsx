@@ -1,6 +1,6 @@
 import { useLayoutEffect, useRef, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import { focusIfAble } from './dialog-focus'
+import { focusIfAble } from '../dialogs/dialog-focus'
 
 export type Delivery = 'sending' | 'sent' | 'not_sent'
 

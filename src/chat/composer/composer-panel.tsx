@@ -1,7 +1,7 @@
 import { forwardRef, useState } from 'react'
 import { Composer } from './composer'
-import { RefusedNotice, type RefusalTemplate } from './refused-notice'
-import { useDraft } from './use-core'
+import { RefusedNotice, type RefusalTemplate } from '../reply/refused-notice'
+import { useDraft } from '../use-core'
 
 /** How a send ended, as the box needs to know it: refused keeps the text in the box. */
 export type ComposerOutcome = { kind: 'refused'; error: unknown } | { kind: 'accepted' | 'not_sent' }

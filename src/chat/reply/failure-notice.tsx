@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next'
-import { describeFailure, failureFromError, failureOfWireError, isVerbatimFailure } from '../i18n/describe-failure'
-import type { WireError } from '../wire/types'
+import { describeFailure, failureFromError, failureOfWireError, isVerbatimFailure } from '../../i18n/describe-failure'
+import type { WireError } from '../../wire/types'
 
 export type FailureNoticeProps = {
   /** A failed message's error, as history or the stream gave it. */

@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next'
-import { describeFailure, failureFromError } from '../i18n/describe-failure'
+import { describeFailure, failureFromError } from '../../i18n/describe-failure'
 
 /** The templates a refusal is worded into: "Not sent: …", "Could not regenerate: …". */
 export type RefusalTemplate = 'composer.refused' | 'regenerate.refused' | 'start.failed' | 'sessionMenu.renameFailed' | 'sessionMenu.deleteFailed' | 'sessionMenu.exportFailed'

@@ -1,14 +1,14 @@
 import { createRef, memo, useState } from 'react'
-import { overlay } from '../live/live-runs'
-import { belongsTo, isCancellable, retryView } from '../retry/view'
-import type { Message } from '../wire/types'
+import { overlay } from '../../live/live-runs'
+import { belongsTo, isCancellable, retryView } from '../../retry/view'
+import type { Message } from '../../wire/types'
 import { AgentReply } from './agent-reply'
-import { useReplyFocus, type ReplyFocusRefs } from './reply-focus'
+import { useReplyFocus, type ReplyFocusRefs } from '../reply-focus'
 import { RetryStatus } from './retry-status'
 import { Tier1Status } from './tier1-status'
-import { replyKey } from './transcript-model'
-import { useChatRuntime } from './runtime'
-import { useLiveRun, useRetryFor } from './use-core'
+import { replyKey } from '../../thread/transcript-model'
+import { useChatRuntime } from '../runtime'
+import { useLiveRun, useRetryFor } from '../use-core'
 
 export type ReplyRowProps = {
   sessionId: string

@@ -7,7 +7,7 @@ import type { TFunction } from 'i18next'
 import { marked, type Token } from 'marked'
 import { describeFailure, failureOfWireError } from '../i18n/describe-failure'
 import type { Message, Session } from '../wire/types'
-import { sessionLabel } from './session-label'
+import { sessionLabel } from '../chat/sessions/session-label'
 import { buildTranscript } from './transcript-model'
 
 /** A file name from the title and the date: `deploy-log-2026-12-01.md`. Safe on every file system. */

@@ -1,10 +1,10 @@
 import { useCallback, useId } from 'react'
 import { useTranslation } from 'react-i18next'
-import { startSession } from '../send/start-session'
+import { startSession } from '../../send/start-session'
 import { useQueryClient } from '@tanstack/react-query'
-import { chatKeys } from './api/queries'
-import { ComposerPanel, type ComposerOutcome } from './composer-panel'
-import { useChatRuntime } from './runtime'
+import { chatKeys } from '../api/queries'
+import { ComposerPanel, type ComposerOutcome } from '../composer/composer-panel'
+import { useChatRuntime } from '../runtime'
 
 /** The first screen's draft: a session of its own until the first Enter makes a real one. */
 export const START_DRAFT = ':new'

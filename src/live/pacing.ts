@@ -1,0 +1,109 @@
+/**
+ * When the live-run store shows what streamed: at most once per STREAM_FLUSH_GAP_MS, at the next
+ * animation frame (or a timer in a hidden tab), and never in the frame that paints a key the
+ * operator just pressed.
+ */
+/** Schedules `flush` once; returns a cancel. The default races an animation frame with a timer. */
+export type FlushScheduler = (flush: () => void) => () => void
+
+/**
+ * The next animation frame, or 50 ms, whichever comes first: a hidden tab gets no frames, and its
+ * runs must still settle.
+ */
+export const frameOrTimeout: FlushScheduler = (flush) => {
+  let done = false
+  const run = () => {
+    if (done) return
+    done = true
+    if (frame !== undefined) cancelAnimationFrame(frame)
+    clearTimeout(timer)
+    flush()
+  }
+  const frame = typeof requestAnimationFrame === 'function' ? requestAnimationFrame(run) : undefined
+  const timer = setTimeout(run, 50)
+  return () => {
+    done = true
+    if (frame !== undefined) cancelAnimationFrame(frame)
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * Shortest gap between two flushes while text streams in. Every flush is a commit, and a commit of
+ * a growing reply costs layout, paint and compositing of the page; one every 50 ms reads as live
+ * (twenty updates a second) and leaves most frames to the operator's typing and scrolling. A
+ * run's end, and anything after a pause, is shown at the next frame.
+ */
+export const STREAM_FLUSH_GAP_MS = 50
+
+/** `frameOrTimeout`, at most once per `gapMs`: a flush due sooner waits out the gap first. */
+export function pacedFrames(gapMs: number, clock: { now(): number } = Date, next: FlushScheduler = frameOrTimeout): FlushScheduler {
+  let lastAt = -Infinity
+  return (flush) => {
+    const run = () => {
+      lastAt = clock.now()
+      flush()
+    }
+    const wait = lastAt + gapMs - clock.now()
+    if (wait <= 0) return next(run)
+    let cancelNext: (() => void) | undefined
+    const timer = setTimeout(() => {
+      cancelNext = next(run)
+    }, wait)
+    return () => {
+      clearTimeout(timer)
+      cancelNext?.()
+    }
+  }
+}
+
+/** When the operator last pressed a key, typed or clicked (`performance.now()`). */
+export type InputClock = { lastInputAt(): number; now(): number }
+
+let pageInput: InputClock | undefined
+
+/**
+ * The page's input clock: keydown, beforeinput (typing, IME, paste) and pointerdown, heard on
+ * the window before anything else handles them. Without a window, no input ever happened.
+ */
+export function browserInput(): InputClock {
+  if (pageInput) return pageInput
+  let last = -Infinity
+  const now = () => (typeof performance === 'undefined' ? Date.now() : performance.now())
+  if (typeof window !== 'undefined') {
+    const note = () => {
+      last = now()
+    }
+    for (const type of ['keydown', 'beforeinput', 'pointerdown'] as const) window.addEventListener(type, note, { capture: true, passive: true })
+  }
+  pageInput = { lastInputAt: () => last, now }
+  return pageInput
+}
+
+/** A frame at 60 Hz: input this recent has yet to be painted. */
+const INPUT_FRAME_MS = 17
+/** Frames a flush may wait for input, so a held key never stops the text. */
+export const MAX_INPUT_DEFERRALS = 2
+
+/**
+ * `next`, giving way to the operator: a flush that falls in the frame that paints a key just
+ * pressed waits for the frame after (at most MAX_INPUT_DEFERRALS frames). The keystroke then
+ * paints on its own, at once, and the stream's commit runs in the quiet just after it, before
+ * the next key comes.
+ */
+export function yieldingToInput(next: FlushScheduler, input: InputClock): FlushScheduler {
+  return (flush) => {
+    let deferrals = 0
+    let cancel: () => void
+    const attempt = () => {
+      if (deferrals < MAX_INPUT_DEFERRALS && input.now() - input.lastInputAt() < INPUT_FRAME_MS) {
+        deferrals += 1
+        cancel = next(attempt)
+        return
+      }
+      flush()
+    }
+    cancel = next(attempt)
+    return () => cancel()
+  }
+}
