@@ -32,6 +32,9 @@ const REFUSALS = {
   daemon_unavailable: [503, 'The daemon is shutting down.'],
   title_empty: [422, 'The session title is empty.'],
   title_too_long: [422, 'The session title is longer than 200 characters.'],
+  tool_call_not_found: [404, 'The tool call does not exist in this run.'],
+  decision_conflict: [409, 'The other decision was already taken for this tool.'],
+  tool_not_awaiting: [409, 'The tool is not awaiting a decision.'],
 } as const satisfies Record<RefusalCode, readonly [number, string]>
 
 /** FailureNotice for a refusal with `code`, worded from the table in both languages. */
@@ -61,6 +64,9 @@ export const InternalError: Story = refusedWith('internal_error')
 export const DaemonUnavailable: Story = refusedWith('daemon_unavailable')
 export const TitleEmpty: Story = refusedWith('title_empty')
 export const TitleTooLong: Story = refusedWith('title_too_long')
+export const ToolCallNotFound: Story = refusedWith('tool_call_not_found')
+export const DecisionConflict: Story = refusedWith('decision_conflict')
+export const ToolNotAwaiting: Story = refusedWith('tool_not_awaiting')
 
 // A code without a story fails `tsc` here (and the story suite at run time).
 const _everyRefusalCode = {
@@ -77,6 +83,9 @@ const _everyRefusalCode = {
   daemon_unavailable: DaemonUnavailable,
   title_empty: TitleEmpty,
   title_too_long: TitleTooLong,
+  tool_call_not_found: ToolCallNotFound,
+  decision_conflict: DecisionConflict,
+  tool_not_awaiting: ToolNotAwaiting,
 } satisfies Record<RefusalCode, Story>
 
 const unknownSentence = 'The daemon is a teapot and will not brew this request.'

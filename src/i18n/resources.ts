@@ -6,7 +6,7 @@
  */
 import enApp from '../../locales/en/app.json'
 import enErrors from '../../locales/en/errors.json'
-import type { ErrorCode, RefusalCode, RetryClass } from '../wire/types'
+import type { ErrorCode, RefusalCode, RetryClass, ToolErrorCode } from '../wire/types'
 
 /** Languages the interface is written in; the first is the fallback. */
 export const SUPPORTED_LANGUAGES = ['en', 'zh'] as const
@@ -27,7 +27,7 @@ export function toLanguage(tag: string | undefined | null): Language | undefined
 }
 
 // Every code the daemon can send and every retry class has an English entry (and so a Chinese one).
-const _everyCodeWorded: Record<ErrorCode | RefusalCode, string> = enErrors.errors
+const _everyCodeWorded: Record<ErrorCode | RefusalCode | ToolErrorCode, string> = enErrors.errors
 const _everyRetryClassWorded: Record<RetryClass, string> = enErrors.retryClass
 
 // The two files are merged into one namespace; a top-level key in both would silently lose one side.

@@ -143,38 +143,21 @@ export function toFrame(event: EventSourceMessage): StreamFrame | undefined {
   if (event.id === undefined || event.id === '' || !Number.isFinite(id)) return undefined
   if (event.event === 'error') return { type: 'error', id, ...errorData(event.data) }
   const name = event.event
-  if (name !== 'queued' && name !== 'start' && name !== 'retrying' && name !== 'delta' && name !== 'done' && name !== 'cancelled') return undefined
+  if (!isDataEvent(name)) return undefined
   let data: unknown
   try {
     data = JSON.parse(event.data)
   } catch {
     return undefined
   }
-  switch (name) {
-    case 'queued': {
-      const parsed = streamEventSchemas.queued.safeParse(data)
-      return parsed.success ? { type: 'queued', id, position: parsed.data.position } : undefined
-    }
-    case 'start': {
-      const parsed = streamEventSchemas.start.safeParse(data)
-      return parsed.success ? { type: 'start', id, message_id: parsed.data.message_id } : undefined
-    }
-    case 'retrying': {
-      // Optional on the wire: one that cannot be read is skipped, and the run reads as before.
-      const parsed = streamEventSchemas.retrying.safeParse(data)
-      return parsed.success ? { type: 'retrying', id, ...parsed.data } : undefined
-    }
-    case 'delta': {
-      const parsed = streamEventSchemas.delta.safeParse(data)
-      return parsed.success ? { type: 'delta', id, text: parsed.data.text } : undefined
-    }
-    case 'done':
-    case 'cancelled': {
-      const parsed = streamEventSchemas[name].safeParse(data)
-      return parsed.success ? { type: name, id, message_id: parsed.data.message_id } : undefined
-    }
-  }
+  // Every event but `error` is its schema's data with the event's name and id: one that cannot
+  // be read is skipped (a `retrying`, a step or a usage alike), and the run reads as before.
+  const parsed = streamEventSchemas[name].safeParse(data)
+  return parsed.success ? ({ type: name, id, ...parsed.data } as StreamFrame) : undefined
 }
+
+type DataEventName = keyof typeof streamEventSchemas
+const isDataEvent = (name: string | undefined): name is DataEventName => name !== undefined && Object.hasOwn(streamEventSchemas, name)
 
 /** An `error` frame's data: the refusal envelope, or plain text from an older daemon, shown as it came. */
 function errorData(data: string): { code: string | undefined; message: string } {

@@ -44,6 +44,10 @@ export const ERROR_CODES = [
 ] as const
 export type ErrorCode = (typeof ERROR_CODES)[number]
 
+/** Codes on a tool part's `error`, not a run's: the tool failed, ran past its time, or does not exist; the run goes on. */
+export const TOOL_ERROR_CODES = ['tool_failed', 'tool_timeout', 'tool_not_found'] as const
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number]
+
 /** Codes carried by refused requests (the endpoint table, plus the ones any endpoint may answer). */
 export const REFUSAL_CODES = [
   'invalid_request',
@@ -59,6 +63,9 @@ export const REFUSAL_CODES = [
   'daemon_unavailable',
   'title_empty',
   'title_too_long',
+  'tool_call_not_found',
+  'decision_conflict',
+  'tool_not_awaiting',
 ] as const
 export type RefusalCode = (typeof REFUSAL_CODES)[number]
 
@@ -114,6 +121,62 @@ export type WireError = z.infer<typeof wireErrorSchema>
 export const messageStatusSchema = z.enum(['queued', 'streaming', 'complete', 'failed', 'cancelled'])
 export type MessageStatus = z.infer<typeof messageStatusSchema>
 
+/** Reads `items[from, to)` with `item`, pushing each record that reads into `kept`. */
+function readInto<T>(item: z.ZodMiniType, items: readonly unknown[], from: number, to: number, kept: T[]): void {
+  for (let i = from; i < to; i++) {
+    const parsed = item.safeParse(items[i])
+    if (parsed.success) kept.push(parsed.data as T)
+  }
+}
+
+/** What a tool declares about itself: whether running it changes anything outside the daemon. */
+export const TOOL_EFFECTS = ['read', 'write'] as const
+export type ToolEffect = (typeof TOOL_EFFECTS)[number]
+export const TOOL_STATUSES = ['input', 'awaiting_approval', 'running', 'done', 'failed', 'denied', 'cancelled'] as const
+export type ToolStatus = (typeof TOOL_STATUSES)[number]
+/** The statuses a tool ends in, as a `tool_result` event carries them. */
+export const TOOL_RESULT_STATUSES = ['done', 'failed', 'denied', 'cancelled'] as const
+export type ToolResultStatus = (typeof TOOL_RESULT_STATUSES)[number]
+/** Most of a tool's output that travels on the stream and in history, in UTF-8 bytes. */
+export const TOOL_OUTPUT_LIMIT = 16 * 1024
+
+const count = z.int().check(z.minimum(0))
+
+export const textPartSchema = z.object({ type: z.literal('text'), text: z.string() })
+export const reasoningPartSchema = z.object({ type: z.literal('reasoning'), text: z.string() })
+export const toolPartSchema = z.object({
+  type: z.literal('tool'),
+  tool_call_id: id,
+  name: z.string(),
+  effect: z.enum(TOOL_EFFECTS),
+  input: z.string(),
+  status: z.enum(TOOL_STATUSES),
+  output: z.optional(z.string()),
+  output_bytes: z.optional(count),
+  output_truncated: z.optional(z.boolean()),
+  error: z.optional(wireErrorSchema),
+  started_at: epochMs,
+  ended_at: z.optional(epochMs),
+})
+export type TextPart = z.infer<typeof textPartSchema>
+export type ReasoningPart = z.infer<typeof reasoningPartSchema>
+export type ToolPart = z.infer<typeof toolPartSchema>
+export type Part = TextPart | ReasoningPart | ToolPart
+const partSchema = z.discriminatedUnion('type', [textPartSchema, reasoningPartSchema, toolPartSchema])
+
+/** A message's parts, read part by part: one that cannot be read is left out, the rest still show. */
+const partListSchema = z.pipe(
+  z.array(z.unknown()),
+  z.transform((items: unknown[]) => {
+    const kept: Part[] = []
+    readInto(partSchema, items, 0, items.length, kept)
+    return kept
+  }),
+)
+
+export const usageSchema = z.object({ input_tokens: count, output_tokens: count, cost_usd: z.optional(z.number().check(z.minimum(0))) })
+export type Usage = z.infer<typeof usageSchema>
+
 export const messageSchema = z.object({
   id,
   session_id: id,
@@ -128,6 +191,10 @@ export const messageSchema = z.object({
   error: z.optional(wireErrorSchema),
   // A classification that cannot be read is no classification: the reply loads, and never arms tier 2.
   retry: z.catch(z.optional(retryClassificationSchema), undefined),
+  seq: z.optional(z.number()),
+  // Steps and usage that cannot be read cost the operator the steps, never the answer (`content`).
+  parts: z.catch(z.optional(partListSchema), undefined),
+  usage: z.catch(z.optional(usageSchema), undefined),
 })
 export type Message = z.infer<typeof messageSchema>
 
@@ -142,16 +209,9 @@ export const runSchema = z.object({
   status: runStatusSchema,
   error: z.optional(wireErrorSchema),
   retry: z.optional(retryClassificationSchema),
+  usage: z.catch(z.optional(usageSchema), undefined),
 })
 export type Run = z.infer<typeof runSchema>
-
-/** Reads `items[from, to)` with `item`, pushing each record that reads into `kept`. */
-function readInto<T>(item: z.ZodMiniType, items: readonly unknown[], from: number, to: number, kept: T[]): void {
-  for (let i = from; i < to; i++) {
-    const parsed = item.safeParse(items[i])
-    if (parsed.success) kept.push(parsed.data as T)
-  }
-}
 
 /**
  * A list read item by item: one record that cannot be read is skipped and counted instead of
@@ -212,6 +272,18 @@ export type RefusalBody = z.infer<typeof refusalBodySchema>
 
 export type SendBody = { content: string; client_message_id: string }
 
+export const TOOL_DECISIONS = ['approve', 'deny'] as const
+export type ToolDecision = (typeof TOOL_DECISIONS)[number]
+export type DecisionBody = { decision: ToolDecision }
+export const decisionReceiptSchema = z.object({ tool_call_id: id, status: z.enum(TOOL_STATUSES) })
+export type DecisionReceipt = z.infer<typeof decisionReceiptSchema>
+
+/** A page of history (`?limit=N`, with `before` or `after`): messages oldest first, and whether more lie beyond. */
+export type MessagePage = { messages: Message[]; has_more: boolean; skipped: number }
+export const searchHitSchema = z.object({ message_id: id, seq: z.number(), snippet: z.string() })
+export type SearchHit = z.infer<typeof searchHitSchema>
+export const searchResultSchema = z.object({ hits: lenientList(searchHitSchema), has_more: z.boolean() })
+
 /** Data of each stream event, by event name. */
 export const streamEventSchemas = {
   queued: z.object({ position: z.number() }),
@@ -223,6 +295,20 @@ export const streamEventSchemas = {
     code: z.string(),
   }),
   delta: z.object({ text: z.string() }),
+  reasoning: z.object({ text: z.string() }),
+  tool_call: z.object({ tool_call_id: id, name: z.string(), effect: z.enum(TOOL_EFFECTS) }),
+  tool_input: z.object({ tool_call_id: id, delta: z.string() }),
+  tool_approval: z.object({ tool_call_id: id, reason: z.optional(z.string()) }),
+  tool_running: z.object({ tool_call_id: id }),
+  tool_result: z.object({
+    tool_call_id: id,
+    status: z.enum(TOOL_RESULT_STATUSES),
+    output: z.optional(z.string()),
+    output_bytes: z.optional(count),
+    output_truncated: z.optional(z.boolean()),
+    error: z.optional(wireErrorSchema),
+  }),
+  usage: usageSchema,
   done: z.object({ message_id: id }),
   cancelled: z.object({ message_id: id }),
 } as const
@@ -233,13 +319,35 @@ export type StreamFrame =
   /** Tier 1 waits until `retry_at` (the daemon's clock) before attempt `attempt` of `max_attempts`. */
   | { type: 'retrying'; id: number; attempt: number; max_attempts: number; retry_at: number; code: string }
   | { type: 'delta'; id: number; text: string }
+  | { type: 'reasoning'; id: number; text: string }
+  | { type: 'tool_call'; id: number; tool_call_id: string; name: string; effect: ToolEffect }
+  | { type: 'tool_input'; id: number; tool_call_id: string; delta: string }
+  | { type: 'tool_approval'; id: number; tool_call_id: string; reason?: string }
+  | { type: 'tool_running'; id: number; tool_call_id: string }
+  | ({ type: 'tool_result'; id: number } & z.infer<typeof streamEventSchemas.tool_result>)
+  | ({ type: 'usage'; id: number } & Usage)
   | { type: 'done'; id: number; message_id: string }
   | { type: 'cancelled'; id: number; message_id: string }
   | { type: 'error'; id: number; code: string | undefined; message: string }
 
 export type StreamEventName = StreamFrame['type']
 /** Every event name the stream may carry, in the order the wire page lists them. */
-export const STREAM_EVENT_NAMES = ['queued', 'start', 'retrying', 'delta', 'done', 'cancelled', 'error'] as const satisfies readonly StreamEventName[]
+export const STREAM_EVENT_NAMES = [
+  'queued',
+  'start',
+  'retrying',
+  'delta',
+  'reasoning',
+  'tool_call',
+  'tool_input',
+  'tool_approval',
+  'tool_running',
+  'tool_result',
+  'usage',
+  'done',
+  'cancelled',
+  'error',
+] as const satisfies readonly StreamEventName[]
 export const TERMINAL_EVENTS: ReadonlySet<StreamEventName> = new Set(['done', 'cancelled', 'error'])
 
 /** All paths are under this prefix. */
