@@ -5,13 +5,19 @@
  * place streamed text lives: history stays the daemon's word, and this store is laid over it
  * when a message is shown (`overlay`).
  *
- * For a reload it keeps only what reattaching needs (the last event id and the text length it
- * had reached), written at most once a second and when the page goes away, never per delta.
+ * The reply's agent steps (`parts`, see ./parts) are paced the same way: a frame records what it
+ * adds, the flush joins it once and copies only the parts it touched.
+ *
+ * For a reload it keeps only what reattaching needs (the last event id, the text length and the
+ * shape of the parts it had reached), written at most once a second and when the page goes away,
+ * never per delta. The reload cuts history's parts back to that shape and the stream carries on
+ * after that event (`begin`), so the steps read as they would have without the reload.
  */
 import { z } from 'zod/mini'
 import type { KeyedStore, Slot } from '../storage/keyed-store'
-import type { Message, MessageStatus, StreamFrame, WireError } from '../wire/types'
+import { usageSchema, type Message, type MessageStatus, type Part, type StreamFrame, type Usage, type WireError } from '../wire/types'
 import { browserInput, frameOrTimeout, pacedFrames, STREAM_FLUSH_GAP_MS, yieldingToInput, type FlushScheduler } from './pacing'
+import { answerText, createPartsBuilder, cutToMarks, historyParts, partMarkSchema, type LivePart, type PartMark, type PartsBuilder } from './parts'
 
 /** Tier 1 (the daemon's in-run retry) waiting before its next attempt, as the stream told it. */
 export type Tier1Wait = {
@@ -29,7 +35,18 @@ export type LiveRun = {
   runId: string
   sessionId: string
   status: MessageStatus
+  /** The answer so far: the text parts joined. */
   content: string
+  /** The reply's steps in the order of their first event; a part no frame changed keeps its object across snapshots. */
+  parts: readonly LivePart[]
+  /** What the run has spent so far, as its last `usage` event said. */
+  usage?: Usage
+  /** Frames skipped because they made no sense (an event for a tool the stream never named, or one that had ended). */
+  unreadable: number
+  /** When the first `reasoning` frame came, on the browser's clock. */
+  reasoningStartedAt?: number
+  /** When the first frame after reasoning began came that was not reasoning (the agent stopped thinking), on the browser's clock. */
+  reasoningEndedAt?: number
   error?: WireError
   /** Runs ahead of this one while queued. */
   position?: number
@@ -43,15 +60,34 @@ export type LiveRun = {
 }
 
 /** A message as shown: history with the stream laid over it, and where its state came from. */
-export type ShownMessage = Message & {
+export type ShownMessage = Omit<Message, 'parts'> & {
+  /** The steps: the stream's while it is the source, history's once history has the run's end. */
+  parts?: LivePart[]
   /** `stream` while the stream is ahead of history; `history` once history has the run's end. */
   source: 'history' | 'stream'
   tier1?: Tier1Wait
   position?: number
+  /** The stream's observation of the agent's thinking (see LiveRun), whichever the source: history keeps no such time. */
+  reasoningStartedAt?: number
+  reasoningEndedAt?: number
 }
 
-/** What a reload needs to reattach to a run. */
-const reattachSchema = z.object({ sessionId: z.string(), lastEventId: z.number(), length: z.int().check(z.minimum(0)) })
+/**
+ * What a reload needs to reattach to a run: where to resume, and the shape the text (`length`)
+ * and the parts had there, so history's copy, read later and possibly further on, can be cut back
+ * to that point. What the stream alone knew then (usage, skipped frames, thinking times) rides along.
+ */
+const reattachSchema = z.object({
+  sessionId: z.string(),
+  lastEventId: z.number(),
+  length: z.int().check(z.minimum(0)),
+  // Absent from a point saved before parts were kept: that client saw text only.
+  parts: z.optional(z.array(partMarkSchema)),
+  usage: z.optional(usageSchema),
+  unreadable: z.optional(z.int().check(z.minimum(0))),
+  reasoningStartedAt: z.optional(z.number()),
+  reasoningEndedAt: z.optional(z.number()),
+})
 type Reattach = z.infer<typeof reattachSchema>
 
 export const LIVE_RUN_NAMESPACE = 'live-run'
@@ -65,10 +101,12 @@ export const SAVE_EVERY_MS = 1000
 
 type Entry = {
   /** The working record, changed in place per frame; never handed out. */
-  state: Omit<LiveRun, 'content'>
+  state: Omit<LiveRun, 'content' | 'parts'>
   /** The text as of the last flush, and the deltas since, joined once at flush time. */
   content: string
   pending: string[]
+  /** The parts, built the same way. */
+  steps: PartsBuilder
   /** What `get` returns: rebuilt at flush when something changed. */
   snapshot: LiveRun
   dirty: boolean
@@ -130,7 +168,7 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
         entry.content += entry.pending.join('')
         entry.pending = []
       }
-      entry.snapshot = { ...entry.state, content: entry.content }
+      entry.snapshot = { ...entry.state, content: entry.content, parts: entry.steps.flush() }
       notify(runId)
     }
   }
@@ -150,24 +188,47 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
     if (!isActive(state.status)) return entry.slot.write(undefined)
     if (state.lastEventId === undefined) return
     const length = entry.content.length + entry.pending.reduce((n, text) => n + text.length, 0)
-    entry.slot.write({ sessionId: state.sessionId, lastEventId: state.lastEventId, length })
+    const point: Reattach = { sessionId: state.sessionId, lastEventId: state.lastEventId, length, parts: entry.steps.marks() }
+    if (state.usage) point.usage = state.usage
+    if (state.unreadable > 0) point.unreadable = state.unreadable
+    if (state.reasoningStartedAt !== undefined) point.reasoningStartedAt = state.reasoningStartedAt
+    if (state.reasoningEndedAt !== undefined) point.reasoningEndedAt = state.reasoningEndedAt
+    entry.slot.write(point)
   }
 
-  /** Applies one frame to the working record. */
-  function apply(entry: Entry, frame: StreamFrame): void {
+  /** A step the agent published: the run is writing, and tier 1 (which never retries after one) is over. */
+  function step(entry: Entry, frame: Extract<StreamFrame, { type: 'delta' | 'reasoning' | `tool_${string}` }>, now: number) {
+    const { state } = entry
+    if (!entry.steps.apply(frame, now)) {
+      state.unreadable += 1
+      return
+    }
+    state.status = 'streaming'
+    state.position = undefined
+    state.tier1 = undefined
+  }
+
+  /** Applies one frame, come at `now`, to the working record. */
+  function apply(entry: Entry, frame: StreamFrame, now: number): void {
     const { state } = entry
     // An id at or before the last one is a replay of what was already applied.
     if (state.lastEventId !== undefined && frame.id <= state.lastEventId) return
     state.lastEventId = frame.id
+    // First come, first kept: a later reasoning phase (after a tool) does not restart the count.
+    if (frame.type === 'reasoning') state.reasoningStartedAt ??= now
+    else if (state.reasoningStartedAt !== undefined) state.reasoningEndedAt ??= Math.max(now, state.reasoningStartedAt)
     switch (frame.type) {
       case 'queued':
         state.status = 'queued'
         state.position = frame.position
         break
       case 'start':
-        // A replay from the first event rebuilds the text from nothing.
+        // A replay from the first event rebuilds the text, the steps and the spend from nothing.
         entry.pending = []
         entry.content = ''
+        entry.steps = createPartsBuilder()
+        state.usage = undefined
+        state.unreadable = 0
         state.status = 'streaming'
         state.position = undefined
         state.messageId = frame.message_id
@@ -181,13 +242,23 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
         state.tier1Waits += 1
         rememberTier1(state.runId, frame.attempt)
         // A wait already over is a replay (a reattach from the start): nothing to announce.
-        if (retryAt > clock.now()) tell(state.sessionId, { seq: ++newsSeq, runId: state.runId, kind: 'tier1', wait })
+        if (retryAt > now) tell(state.sessionId, { seq: ++newsSeq, runId: state.runId, kind: 'tier1', wait })
         break
       }
       case 'delta':
         entry.pending.push(frame.text)
-        state.status = 'streaming'
-        state.tier1 = undefined
+        step(entry, frame, now)
+        break
+      case 'reasoning':
+      case 'tool_call':
+      case 'tool_input':
+      case 'tool_approval':
+      case 'tool_running':
+      case 'tool_result':
+        step(entry, frame, now)
+        break
+      case 'usage':
+        state.usage = { input_tokens: frame.input_tokens, output_tokens: frame.output_tokens, ...(frame.cost_usd === undefined ? {} : { cost_usd: frame.cost_usd }) }
         break
       case 'done':
         state.status = 'complete'
@@ -210,26 +281,37 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
 
   return {
     /**
-     * Starts (or picks up) the record of a run. `historyContent` is what history holds of its text:
-     * with a saved reattach point whose text history already covers, the stream resumes after that
-     * event; otherwise it replays from the first event. Until the first frame the run reads as
-     * history has it (`historyStatus`). Returns the event id to resume after.
+     * Starts (or picks up) the record of a run. `historyContent` and `historyParts` are what history
+     * holds of its reply: with a saved reattach point that history has reached, history's parts are
+     * cut back to that point and the stream resumes after its event, so the frames since apply on
+     * top as they did before the reload; otherwise the stream replays from the first event. Until
+     * the first frame the run reads as history has it (`historyStatus`). Returns the event id to
+     * resume after.
      */
-    begin(sessionId: string, runId: string, historyContent: string, historyStatus: MessageStatus = 'queued'): number | undefined {
+    begin(sessionId: string, runId: string, historyContent: string, historyStatus: MessageStatus = 'queued', historyParts?: readonly Part[]): number | undefined {
       const known = entries.get(runId)
       if (known) return known.state.lastEventId
       const slot = slotOf(runId)
       const saved = slot.read()
-      const resume = saved && saved.sessionId === sessionId && historyContent.length >= saved.length ? saved : undefined
-      const state: Omit<LiveRun, 'content'> = {
+      const ours = saved && saved.sessionId === sessionId ? saved : undefined
+      const base = ours && resumeFrom(ours, historyContent, historyParts)
+      const resume = base ? ours : undefined
+      const state: Omit<LiveRun, 'content' | 'parts'> = {
         runId,
         sessionId,
         status: resume ? 'streaming' : historyStatus,
+        unreadable: resume?.unreadable ?? 0,
         tier1Waits: 0,
         lastEventId: resume?.lastEventId,
       }
-      const content = resume ? historyContent.slice(0, resume.length) : ''
-      entries.set(runId, { state, content, pending: [], snapshot: { ...state, content }, dirty: false, slot, savedAt: clock.now() })
+      if (resume?.usage) state.usage = resume.usage
+      // The browser saw the thinking as it happened; a replay from the first event would see it in a burst.
+      if (ours?.reasoningStartedAt !== undefined) state.reasoningStartedAt = ours.reasoningStartedAt
+      if (ours?.reasoningEndedAt !== undefined) state.reasoningEndedAt = ours.reasoningEndedAt
+      const steps = createPartsBuilder(base)
+      const content = base ? answerText(base) : ''
+      const snapshot = { ...state, content, parts: steps.flush() }
+      entries.set(runId, { state, content, pending: [], steps, snapshot, dirty: false, slot, savedAt: clock.now() })
       notify(runId)
       return state.lastEventId
     },
@@ -238,9 +320,10 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
     frame(runId: string, frame: StreamFrame): void {
       const entry = entries.get(runId)
       if (!entry) return
-      apply(entry, frame)
+      const now = clock.now()
+      apply(entry, frame, now)
       const ended = !isActive(entry.state.status)
-      if (ended || clock.now() - entry.savedAt >= SAVE_EVERY_MS) save(entry)
+      if (ended || now - entry.savedAt >= SAVE_EVERY_MS) save(entry)
       // The end of a run is shown at once; text waits for the next frame.
       if (ended) flush()
       else requestFlush()
@@ -313,13 +396,33 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
 export type LiveRunStore = ReturnType<typeof createLiveRunStore>
 
 /**
+ * History's parts cut back to a saved reattach point, or undefined when history has not reached it
+ * (or disagrees with it): then the stream replays from its first event instead.
+ */
+function resumeFrom(saved: Reattach, historyContent: string, parts: readonly Part[] | undefined): LivePart[] | undefined {
+  // A point saved before parts were kept described the text alone.
+  const marks: PartMark[] = saved.parts ?? (saved.length > 0 ? [{ type: 'text', length: saved.length }] : [])
+  const base = cutToMarks(historyParts(historyContent, parts), marks)
+  // The text at that point is the text parts joined; a save whose two halves disagree is not trusted.
+  return base && answerText(base).length === saved.length ? base : undefined
+}
+
+/**
  * Lays what was streamed over what history says. History wins once it records the run as ended
  * (it carries the persisted error and retry classification); until then the stream does.
  */
 export function overlay(message: Message, live: LiveRun | undefined): ShownMessage {
   const historyActive = message.status === 'queued' || message.status === 'streaming'
-  if (!live || !historyActive) return { ...message, source: 'history' }
-  const shown: ShownMessage = { ...message, content: live.content, status: live.status, source: 'stream' }
+  if (!live) return { ...message, source: 'history' }
+  const thought: Pick<ShownMessage, 'reasoningStartedAt' | 'reasoningEndedAt'> = {}
+  if (live.reasoningStartedAt !== undefined) thought.reasoningStartedAt = live.reasoningStartedAt
+  if (live.reasoningEndedAt !== undefined) thought.reasoningEndedAt = live.reasoningEndedAt
+  if (!historyActive) return { ...message, ...thought, source: 'history' }
+  // History's usage is left out with its parts: the stream's state is shown whole, never mixed with a later read.
+  const { usage: _historyUsage, ...rest } = message
+  // Message types its parts as a mutable list; the snapshot's is shared and nobody writes to it.
+  const shown: ShownMessage = { ...rest, ...thought, content: live.content, parts: live.parts as LivePart[], status: live.status, source: 'stream' }
+  if (live.usage) shown.usage = live.usage
   if (live.error) shown.error = live.error
   if (live.tier1) shown.tier1 = live.tier1
   if (live.position !== undefined) shown.position = live.position

@@ -89,14 +89,14 @@ function agentMessage(overrides: Partial<Message> = {}): Message {
 }
 
 function liveRun(overrides: Partial<LiveRun> = {}): LiveRun {
-  return { runId: RID, sessionId: SID, status: 'streaming', content: 'streamed', tier1Waits: 0, lastEventId: 3, ...overrides }
+  return { runId: RID, sessionId: SID, status: 'streaming', content: 'streamed', parts: [], unreadable: 0, tier1Waits: 0, lastEventId: 3, ...overrides }
 }
 
 describe('createLiveRunStore: frames to snapshots', () => {
   it('follows a scripted run: queued, start, retrying, deltas, done', () => {
     const h = harness()
     expect(h.live.begin(SID, RID, '')).toBeUndefined()
-    expect(h.live.get(RID)).toEqual({ runId: RID, sessionId: SID, status: 'queued', content: '', tier1Waits: 0, lastEventId: undefined })
+    expect(h.live.get(RID)).toEqual({ runId: RID, sessionId: SID, status: 'queued', content: '', parts: [], unreadable: 0, tier1Waits: 0, lastEventId: undefined })
 
     h.frame({ type: 'queued', position: 2 })
     h.flush()
@@ -351,7 +351,7 @@ describe('createLiveRunStore: the reattach point', () => {
     h.advance(SAVE_EVERY_MS)
     h.frame({ type: 'delta', text: 'world' })
     // Counted with the deltas not yet flushed.
-    expect(h.saved()).toEqual({ sessionId: SID, lastEventId: 3, length: 'Hello, world'.length })
+    expect(h.saved()).toEqual({ sessionId: SID, lastEventId: 3, length: 'Hello, world'.length, parts: [{ type: 'text', length: 'Hello, world'.length }] })
     expect(h.backend.setItem).toHaveBeenCalledTimes(1)
     expect(h.backend.setItem.mock.calls[0]![1]).not.toContain('Hello')
 
@@ -362,7 +362,7 @@ describe('createLiveRunStore: the reattach point', () => {
     h.advance(1)
     h.frame({ type: 'delta', text: '!' })
     expect(h.backend.setItem).toHaveBeenCalledTimes(2)
-    expect(h.saved()).toEqual({ sessionId: SID, lastEventId: 5, length: 'Hello, world!!'.length })
+    expect(h.saved()).toEqual({ sessionId: SID, lastEventId: 5, length: 'Hello, world!!'.length, parts: [{ type: 'text', length: 'Hello, world!!'.length }] })
   })
 
   it('writes the reattach point on persist(), for streaming runs only', () => {
@@ -375,7 +375,7 @@ describe('createLiveRunStore: the reattach point', () => {
     h.frame({ type: 'done', message_id: 'm2' }, 'run_done')
     h.backend.setItem.mockClear()
     h.live.persist()
-    expect(h.saved()).toEqual({ sessionId: SID, lastEventId: 2, length: 3 })
+    expect(h.saved()).toEqual({ sessionId: SID, lastEventId: 2, length: 3, parts: [{ type: 'text', length: 3 }] })
     expect(h.saved('run_done')).toBeUndefined()
     expect(h.backend.setItem).toHaveBeenCalledTimes(1)
   })
@@ -413,7 +413,7 @@ describe('createLiveRunStore: the reattach point', () => {
     h.live.forget(RID)
     expect(h.live.get(RID)).toBeUndefined()
     expect(listener).toHaveBeenCalledTimes(1)
-    expect(h.saved()).toEqual({ sessionId: SID, lastEventId: 2, length: 4 })
+    expect(h.saved()).toEqual({ sessionId: SID, lastEventId: 2, length: 4, parts: [{ type: 'text', length: 4 }] })
   })
 
   it('begin() resumes from a saved point with history text sliced to the saved length', () => {
