@@ -11,6 +11,8 @@ import { SessionErrorBoundary } from './error-boundary'
 import { LanguageSwitch } from './language-switch'
 import { NARROW_LAYOUT, useMediaQuery } from './use-media-query'
 import { useSessionRoute } from './use-session-route'
+import { neighbourOf } from '../thread/session-order'
+import { COMPOSER_INPUT_ID } from '../chat/dom-ids'
 
 // The simulator drives the in-browser mock daemon; a build against a real daemon never loads it.
 const SimulatorPanel = __MOCK_DAEMON__ ? lazy(() => import('./simulator-panel')) : null
@@ -67,13 +69,11 @@ export function App() {
         if (!create.isPending) create.mutate(undefined, { onSuccess: (session) => started(session.id) })
         return true
       case 'focusComposer':
-        document.getElementById('composer-input')?.focus()
+        document.getElementById(COMPOSER_INPUT_ID)?.focus()
         return true
       case 'previousSession':
       case 'nextSession': {
-        const list = sessions.data ?? []
-        const index = list.findIndex((s) => s.id === sessionId)
-        const next = list[id === 'nextSession' ? index + 1 : index < 0 ? list.length - 1 : index - 1]
+        const next = neighbourOf(sessions.data ?? [], sessionId, id === 'nextSession' ? 'next' : 'previous')
         if (next) select(next.id)
         return next !== undefined
       }
@@ -92,7 +92,7 @@ export function App() {
 
   return (
     <div className="app">
-      <a className="skip-link" href="#composer-input">
+      <a className="skip-link" href={`#${COMPOSER_INPUT_ID}`}>
         {t('app.skipToComposer')}
       </a>
       <header className="app__header">

@@ -2,7 +2,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import type { i18n as I18n } from 'i18next'
 import { useCallback, type ReactNode } from 'react'
 import { I18nextProvider } from 'react-i18next'
-import { refreshSession } from '../chat/api/queries'
+import { refreshSession } from '../thread/history'
 import { ChatRuntimeProvider } from '../chat/runtime'
 import { type ChatRuntime, type HistoryRefresher } from '../thread/runtime'
 

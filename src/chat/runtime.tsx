@@ -1,13 +1,17 @@
 /**
  * The runtime's React side: the provider that connects it to the query cache and the page, and
- * the hook components reach it by.
+ * the hooks components reach it and the session threads by.
  */
-import { createContext, useContext, useEffect, type ReactNode } from 'react'
+import { useQueryClient } from '@tanstack/react-query'
+import { createContext, useContext, useEffect, useState, type ReactNode } from 'react'
 import type { ChatRuntime, HistoryRefresher } from '../thread/runtime'
+import { createThreads, type Threads } from '../thread/threads'
 
-const RuntimeContext = createContext<ChatRuntime | null>(null)
+const RuntimeContext = createContext<{ runtime: ChatRuntime; threads: Threads } | null>(null)
 
 export function ChatRuntimeProvider({ runtime, refreshHistory, children }: { runtime: ChatRuntime; refreshHistory: HistoryRefresher; children: ReactNode }) {
+  const queryClient = useQueryClient()
+  const [value] = useState(() => ({ runtime, threads: createThreads(runtime, queryClient) }))
   useEffect(() => runtime.connectHistory(refreshHistory), [runtime, refreshHistory])
   // The reattach points of streaming runs are written when the page goes away, not per delta.
   useEffect(() => {
@@ -15,11 +19,20 @@ export function ChatRuntimeProvider({ runtime, refreshHistory, children }: { run
     window.addEventListener('pagehide', persist)
     return () => window.removeEventListener('pagehide', persist)
   }, [runtime])
-  return <RuntimeContext.Provider value={runtime}>{children}</RuntimeContext.Provider>
+  return <RuntimeContext.Provider value={value}>{children}</RuntimeContext.Provider>
+}
+
+function useRuntimeContext() {
+  const value = useContext(RuntimeContext)
+  if (!value) throw new Error('the chat hooks need a <ChatRuntimeProvider> above them')
+  return value
 }
 
 export function useChatRuntime(): ChatRuntime {
-  const runtime = useContext(RuntimeContext)
-  if (!runtime) throw new Error('useChatRuntime needs a <ChatRuntimeProvider> above it')
-  return runtime
+  return useRuntimeContext().runtime
+}
+
+/** The tab's session threads (a view connects the one it shows with `useThread`). */
+export function useThreads(): Threads {
+  return useRuntimeContext().threads
 }

@@ -1,16 +1,17 @@
-import { useQuery } from '@tanstack/react-query'
-import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { TFunction } from 'i18next'
 import { describeFailure, failureFromError, failureOfWireError } from '../../i18n/describe-failure'
 import { countdownSeconds, formatClockTime } from '../../i18n/format'
-import type { RetryAnnouncement } from '../../retry/view'
+import type { RetryAnnouncement } from '../../retry/announcer'
 import type { WireError } from '../../wire/types'
-import { messagesQuery } from '../api/queries'
+import { messagesQuery } from '../../thread/history'
 import { useChatRuntime } from '../runtime'
 import { nextOutcomes, openingMemory, type Arming, type Outcome, type OutcomeMemory } from '../../thread/session-outcomes'
 import { tier1Cause } from '../reply/tier1-status'
 import { useSessionRetries } from '../use-core'
+import { useThreadState } from '../use-thread'
+import type { Thread } from '../../thread/thread'
 
 /** What the region holds: the outcomes of one moment, and when (for clock times). */
 type Spoken = { seq: number; outcomes: Outcome[]; at: number }
@@ -25,14 +26,12 @@ type Spoken = { seq: number; outcomes: Outcome[]; at: number }
  * render), so a failure and the countdown it arms are said together, in one sentence. Each
  * announcement is a new node, so the same words twice in a row are heard twice.
  */
-export function SessionAnnouncer({ sessionId }: { sessionId: string }) {
+export function SessionAnnouncer({ thread }: { thread: Thread }) {
   const { t, i18n } = useTranslation()
-  const runtime = useChatRuntime()
-  const { clock, live, outbox } = runtime
-  // The view's own history query, read from the cache: this observer never fetches.
-  const history = useQuery({ ...messagesQuery(runtime, sessionId), enabled: false, notifyOnChangeProps: ['data'] }).data
-  const entries = useSyncExternalStore(outbox.subscribe, outbox.entries, outbox.entries)
-  const sends = useMemo(() => entries.filter((e) => e.sessionId === sessionId), [entries, sessionId])
+  const { clock, live } = useChatRuntime()
+  const { sessionId } = thread
+  const history = useThreadState(thread, (snapshot) => (snapshot.phase === 'ready' ? snapshot.messages : undefined))
+  const sends = useThreadState(thread, (snapshot) => snapshot.pending)
   const retries = useSessionRetries(sessionId)
   const subscribeNews = useCallback((listener: () => void) => live.subscribeNews(sessionId, listener), [live, sessionId])
   const getNews = () => live.news(sessionId)

@@ -1,7 +1,7 @@
 /** The session list: read (and kept fresh), and create. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useChatRuntime } from '../runtime'
-import { chatKeys, sessionsQuery } from './queries'
+import { chatKeys, sessionsQuery } from '../../thread/history'
 
 /** How often the list is read again, so status and titles from other tabs show up. */
 export const SESSIONS_REFRESH_MS = 15_000

@@ -1,6 +1,7 @@
 import { forwardRef, useCallback, useEffect, useId, useLayoutEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent, type FormEvent, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { MAX_CONTENT_LENGTH } from '../../wire/types'
+import { COMPOSER_INPUT_ID } from '../dom-ids'
 
 /** The text the box shows and edits: a session's draft. */
 export type DraftBinding = {
@@ -105,11 +106,11 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
 
   return (
     <form className="composer" onSubmit={onFormSubmit} aria-busy={sending}>
-      <label className="visually-hidden" htmlFor="composer-input">
+      <label className="visually-hidden" htmlFor={COMPOSER_INPUT_ID}>
         {t('composer.label')}
       </label>
       <textarea
-        id="composer-input"
+        id={COMPOSER_INPUT_ID}
         ref={setBox}
         className="composer__input"
         rows={3}

@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode, type RefObject, type SyntheticEvent } from 'react'
 import { focusIfAble, trapTab } from './dialog-focus'
+import { COMPOSER_INPUT_ID } from '../dom-ids'
 
 export type ModalDialogProps = {
   title: string
@@ -55,7 +56,7 @@ export function ModalDialog({ title, role = 'dialog', className, initialFocus, o
       // Still in the document: not closed, only StrictMode re-running the effect (or a parent
       // hiding it); a real unmount has removed the dialog before passive cleanups run.
       if (dialog.isConnected) return
-      const fallback = latest.current.fallbackFocus?.() ?? document.getElementById('composer-input')
+      const fallback = latest.current.fallbackFocus?.() ?? document.getElementById(COMPOSER_INPUT_ID)
       const opener = openerRef.current
       const order = latest.current.preferFallback?.current ? [fallback, opener] : [opener, fallback]
       for (const candidate of order) if (focusIfAble(candidate)) return

@@ -1,12 +1,12 @@
 import { createRef, memo, useState } from 'react'
-import { overlay } from '../../live/live-runs'
-import { belongsTo, isCancellable, retryView } from '../../retry/view'
+import { isWaiting } from '../../retry/view'
 import type { Message } from '../../wire/types'
 import { AgentReply } from './agent-reply'
 import { useReplyFocus, type ReplyFocusRefs } from '../reply-focus'
 import { RetryStatus } from './retry-status'
 import { Tier1Status } from './tier1-status'
 import { replyKey } from '../../thread/transcript-model'
+import { replyState } from '../../thread/reply-state'
 import { useChatRuntime } from '../runtime'
 import { useLiveRun, useRetryFor } from '../use-core'
 
@@ -30,20 +30,17 @@ export type ReplyRowProps = {
  */
 export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, followers, busy, onStop, onRegenerate }: ReplyRowProps) {
   const { retry, clock, live: liveRuns } = useChatRuntime()
-  const live = useLiveRun(message.run_id)
-  const shown = overlay(message, live)
   const anchorId = message.reply_to
-  const snapshot = useRetryFor(sessionId, anchorId)
+  const { shown, retry: view, canRegenerate } = replyState(message, useLiveRun(message.run_id), useRetryFor(sessionId, anchorId), clock.now())
   const [refs] = useState<ReplyFocusRefs>(() => ({ article: createRef(), regenerate: createRef(), retryLine: createRef() }))
   const focus = useReplyFocus(anchorId, replyKey(message), refs)
-  const view = snapshot && belongsTo(snapshot, shown) ? retryView(snapshot, clock.now()) : undefined
   const retryBox =
-    view && view.status !== 'idle' ? (
+    view ? (
       <RetryStatus
         view={{ status: view.status, attempt: view.attempt, deadline: view.deadline ?? 0, refusal: view.refusal ?? undefined, waitingForNetwork: view.waitingForNetwork }}
         lineRef={refs.retryLine}
         // The hand-off from tier 1 reads in one place: "the daemon tried 3 times; retrying in 2 s".
-        daemonAttempts={view.status === 'armed' || view.status === 'paused' ? liveRuns.tier1AttemptsOf(message.run_id) : undefined}
+        daemonAttempts={isWaiting(view.status) ? liveRuns.tier1AttemptsOf(message.run_id) : undefined}
         onRetryNow={
           anchorId
             ? () => {
@@ -79,9 +76,8 @@ export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, fo
             }
           : undefined
       }
-      // While the scheduler owns this reply, its own buttons are the way to act.
       onRegenerate={
-        anchorId && !(view && isCancellable(view.status))
+        anchorId && canRegenerate
           ? () => {
               focus.askSuccessor()
               onRegenerate(anchorId)

@@ -3,13 +3,15 @@ import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { describeFailure, failureFromError } from '../../i18n/describe-failure'
 import type { Session } from '../../wire/types'
-import { chatKeys, messagesQuery } from '../api/queries'
+import { chatKeys, messagesQuery } from '../../thread/history'
 import { useCreateSession, useDeleteSession, useRenameSession, useSessions } from '../api/use-sessions'
 import { ConfirmDialog } from '../dialogs/confirm-dialog'
 import { sessionLabel } from './session-label'
 import { RefusedNotice } from '../reply/refused-notice'
 import { useChatRuntime } from '../runtime'
 import { SessionList } from './session-list'
+import { successorOf } from '../../thread/session-order'
+import { COMPOSER_INPUT_ID } from '../dom-ids'
 
 export type SessionsPanelProps = {
   currentId: string | undefined
@@ -49,19 +51,13 @@ export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelP
     }
   }
 
-  // The session that takes the place of the one being deleted: the next, or the one before it.
-  const successorOf = (session: Session) => {
-    const list = sessions.data ?? []
-    const index = list.findIndex((s) => s.id === session.id)
-    return list[index + 1] ?? list[index - 1]
-  }
   const linkOf = (session: Session | undefined) =>
     session ? document.querySelector<HTMLElement>(`.sessions a[href="/sessions/${CSS.escape(encodeURIComponent(session.id))}"]`) : null
 
   const confirmDelete = (session: Session) => {
     setDeleting(undefined)
     // Deleting the open session opens the next one (or the one before it at the end of the list).
-    const next = successorOf(session)
+    const next = successorOf(sessions.data ?? [], session.id)
     remove.mutate(session.id, {
       onSuccess: () => {
         if (session.id === currentId) onSelect(next?.id)
@@ -104,7 +100,7 @@ export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelP
                   }
                   setRenaming(undefined)
                   setActionError({ template: 'sessionMenu.renameFailed', error })
-                  document.getElementById('composer-input')?.focus()
+                  document.getElementById(COMPOSER_INPUT_ID)?.focus()
                 },
               },
             ),
@@ -135,7 +131,7 @@ export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelP
           cancelLabel={t('sessionMenu.deleteKeep')}
           onConfirm={() => confirmDelete(deleting)}
           onCancel={() => setDeleting(undefined)}
-          fallbackFocus={() => linkOf(successorOf(deleting)) ?? document.getElementById('composer-input')}
+          fallbackFocus={() => linkOf(successorOf(sessions.data ?? [], deleting.id)) ?? document.getElementById(COMPOSER_INPUT_ID)}
         />
       ) : null}
     </>

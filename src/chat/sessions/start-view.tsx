@@ -2,7 +2,7 @@ import { useCallback, useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import { startSession } from '../../send/start-session'
 import { useQueryClient } from '@tanstack/react-query'
-import { chatKeys } from '../api/queries'
+import { chatKeys } from '../../thread/history'
 import { ComposerPanel, type ComposerOutcome } from '../composer/composer-panel'
 import { useChatRuntime } from '../runtime'
 

@@ -1,6 +1,7 @@
 import { useLayoutEffect, useRef, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { focusIfAble } from '../dialogs/dialog-focus'
+import { COMPOSER_INPUT_ID } from '../dom-ids'
 
 export type Delivery = 'sending' | 'sent' | 'not_sent'
 
@@ -23,7 +24,7 @@ export function OperatorMessage({ content, delivery, onSendAgain, onEdit, error 
   useLayoutEffect(() => {
     const article = articleRef.current
     return () => {
-      if (article && article.contains(document.activeElement)) focusIfAble(document.getElementById('composer-input'))
+      if (article && article.contains(document.activeElement)) focusIfAble(document.getElementById(COMPOSER_INPUT_ID))
     }
   }, [])
   const sendAgain = () => {

@@ -2,10 +2,10 @@
  * Server state: one query for the sessions, one for the messages of a session. History is pure
  * server state: the live-run store is laid over it where a message is shown, never written in.
  */
-import { queryOptions, type QueryClient } from '@tanstack/react-query'
-import type { SettledRun } from '../../live/run-follower'
-import type { Message } from '../../wire/types'
-import type { ChatRuntime } from '../../thread/runtime'
+import type { QueryClient, QueryFunctionContext } from '@tanstack/query-core'
+import type { SettledRun } from '../live/run-follower'
+import type { Message } from '../wire/types'
+import type { ChatRuntime } from './runtime'
 
 export const chatKeys = {
   sessions: ['sessions'] as const,
@@ -13,17 +13,17 @@ export const chatKeys = {
 }
 
 export function sessionsQuery({ client }: ChatRuntime) {
-  return queryOptions({
+  return {
     queryKey: chatKeys.sessions,
-    queryFn: ({ signal }) => client.listSessions(signal),
-  })
+    queryFn: ({ signal }: QueryFunctionContext) => client.listSessions(signal),
+  }
 }
 
 export function messagesQuery({ client }: ChatRuntime, sessionId: string) {
-  return queryOptions({
+  return {
     queryKey: chatKeys.messages(sessionId),
-    queryFn: ({ signal }) => client.listMessages(sessionId, signal),
-  })
+    queryFn: ({ signal }: QueryFunctionContext) => client.listMessages(sessionId, signal),
+  }
 }
 
 /**

@@ -1,0 +1,323 @@
+/**
+ * One session as the operator sees it, without React: its history (the query cache), the live
+ * runs, the outbox and the tier 2 schedulers composed into one snapshot of what the transcript
+ * shows, and the actions on it. Components render a snapshot and call actions; every rule of
+ * "what is shown" and "what an action does" is here or in a pure module beside it.
+ *
+ * The snapshot changes when history, the outbox or an action's state changes, never per delta:
+ * a streaming reply is read from the live-run store by its own row (see reply-state.ts).
+ */
+import { QueryObserver, type QueryClient, type QueryObserverResult } from '@tanstack/query-core'
+import { isWaiting, isCancellable, retryView } from '../retry/view'
+import { newEntry, resumeSends, sendEntry, takeBack, type SendHooks, type SendOutcome } from '../send/deliver'
+import type { OutboxEntry } from '../send/outbox'
+import type { Message } from '../wire/types'
+import { isActive } from '../wire/status'
+import { messagesQuery, refreshSession, showAcceptedSend } from './history'
+import type { ChatRuntime } from './runtime'
+import { buildTranscript, regenerateImpact, type TranscriptItem } from './transcript-model'
+import { overlay } from '../live/live-runs'
+
+/** A regenerate that replaces later operator messages, waiting for the operator to say yes. */
+export type PendingConfirm = { anchorId: string; count: number }
+
+export type ThreadSnapshot = {
+  sessionId: string
+  /** `loading` until the first read; `error` when the last read failed and nothing is held. */
+  phase: 'loading' | 'ready' | 'error'
+  error: unknown
+  /** The session's history as read (superseded included), with sends shown from their receipts. */
+  messages: readonly Message[]
+  /** The rows the transcript shows, oldest first. */
+  rows: readonly TranscriptItem[]
+  /** This session's sends the daemon has not confirmed (sending, or parked as not sent). */
+  pending: readonly OutboxEntry[]
+  /** Records of the last read that could not be understood and were skipped. */
+  unreadable: number
+  /** A reply of the main flow is queued or streaming. */
+  active: boolean
+  /** Runs whose Stop is on the wire, and anchors whose regenerate is. */
+  stopping: ReadonlySet<string>
+  regenerating: ReadonlySet<string>
+  confirming: PendingConfirm | undefined
+  /** Errors kept as values, worded where shown (a language switch rewords them). */
+  regenerateError: { anchorId: string; error: unknown } | undefined
+  resendErrors: Readonly<Record<string, unknown>>
+}
+
+/** The shortcuts that act on the reply at the end of the conversation. */
+export type TailShortcut = 'stopOrCancel' | 'retryOrRegenerate'
+
+export type Thread = ReturnType<typeof createThread>
+
+const EMPTY: readonly Message[] = []
+const NONE: ReadonlySet<string> = new Set()
+
+/**
+ * The thread of `sessionId`. Nothing happens until a view connects it (see `connect`).
+ */
+export function createThread(runtime: ChatRuntime, queryClient: QueryClient, sessionId: string) {
+  const listeners = new Set<() => void>()
+  const observer = new QueryObserver(queryClient, messagesQuery(runtime, sessionId))
+  let result: QueryObserverResult<Message[]> = observer.getCurrentResult()
+  let pending = sessionEntries(runtime.outbox.entries(), sessionId)
+  let actions = {
+    stopping: NONE,
+    regenerating: NONE,
+    confirming: undefined as PendingConfirm | undefined,
+    regenerateError: undefined as ThreadSnapshot['regenerateError'],
+    resendErrors: {} as Readonly<Record<string, unknown>>,
+  }
+  let snapshot = build()
+  let fedHistory: readonly Message[] | undefined
+
+  function build(): ThreadSnapshot {
+    const messages = result.data ?? EMPTY
+    const phase = result.data ? 'ready' : result.isError ? 'error' : 'loading'
+    return {
+      sessionId,
+      phase,
+      error: result.error,
+      messages,
+      rows: buildTranscript(messages, pending),
+      pending,
+      unreadable: result.data ? runtime.client.unreadableCount(sessionId) : 0,
+      active: messages.some((m) => !m.superseded && isActive(m.status)),
+      ...actions,
+    }
+  }
+
+  function changed(): void {
+    snapshot = build()
+    for (const listener of listeners) listener()
+  }
+
+  /** Every read of history goes to the core: follow what is running, arm or settle tier 2. */
+  function feed(): void {
+    const history = result.data
+    if (!history || history === fedHistory) return
+    fedHistory = history
+    runtime.follower.watch(sessionId, history)
+    runtime.retry.feed(sessionId, history)
+    reconcileOutbox(history)
+  }
+
+  /**
+   * A parked send that history shows after all (its answer was lost, a later read found it) has
+   * landed: it leaves the outbox, so it is neither shown twice nor kept for ever.
+   */
+  function reconcileOutbox(history: readonly Message[]): void {
+    // Most reads find nothing parked: no pass over a long history for them.
+    if (!pending.some((entry) => entry.state === 'not_sent')) return
+    const landed = new Set(history.map((m) => m.client_message_id))
+    for (const entry of pending) {
+      if (entry.state === 'not_sent' && landed.has(entry.clientMessageId)) runtime.outbox.remove(entry.clientMessageId)
+    }
+  }
+
+  function setActions(next: Partial<typeof actions>): void {
+    actions = { ...actions, ...next }
+    changed()
+  }
+
+  const sendHooks: SendHooks = {
+    onAccepted: (entry, { messageId, run }) => {
+      // The other tabs on this session show the message and follow its run too.
+      runtime.historyChanged(entry.sessionId)
+      // The receipt says what a read would: the message and the run it started. A message found
+      // in history after a lost answer comes without a receipt, and history is read.
+      const shown =
+        run !== undefined &&
+        showAcceptedSend(queryClient, {
+          sessionId: entry.sessionId,
+          messageId,
+          clientMessageId: entry.clientMessageId,
+          content: entry.content,
+          run,
+          at: runtime.clock.now(),
+        })
+      return shown ? undefined : refreshSession(queryClient, entry.sessionId)
+    },
+  }
+  /** After a stop or regenerate: this tab and the others read the session again. */
+  const settle = () => {
+    runtime.historyChanged(sessionId)
+    return refreshSession(queryClient, sessionId)
+  }
+
+  function dispatchRegenerate(anchorId: string): void {
+    // The operator has taken over: in every tab, the countdown of this anchor is over.
+    runtime.retry.dismiss(sessionId, anchorId)
+    setActions({ regenerateError: undefined, regenerating: withItem(actions.regenerating, anchorId) })
+    runtime.client
+      .regenerate(sessionId, anchorId)
+      .catch((error: unknown) => setActions({ regenerateError: { anchorId, error } }))
+      .finally(() => {
+        setActions({ regenerating: withoutItem(actions.regenerating, anchorId) })
+        void settle()
+      })
+  }
+
+  let connections = 0
+  let disconnect: (() => void) | undefined
+
+  const thread = {
+    sessionId,
+    /**
+     * Starts reading history and following the session's runs (once, however many views connect);
+     * the returned function lets go, and the last one to let go releases the session's streams and
+     * schedulers (the runs go on in the daemon). A thread can connect again after that.
+     */
+    connect(): () => void {
+      connections += 1
+      if (connections === 1) {
+        const stopObserving = observer.subscribe((next) => {
+          result = next
+          feed()
+          changed()
+        })
+        const stopOutbox = runtime.outbox.subscribe(() => {
+          const next = sessionEntries(runtime.outbox.entries(), sessionId)
+          if (sameEntries(next, pending)) return
+          pending = next
+          if (result.data) reconcileOutbox(result.data)
+          changed()
+        })
+        result = observer.getCurrentResult()
+        pending = sessionEntries(runtime.outbox.entries(), sessionId)
+        fedHistory = undefined
+        feed()
+        snapshot = build()
+        // A reload in the middle of a send: the entry is still "sending", so finish it with the same id.
+        resumeSends(runtime, sessionId, sendHooks)
+        disconnect = () => {
+          stopObserving()
+          stopOutbox()
+          runtime.follower.release(sessionId)
+          runtime.retry.release(sessionId)
+        }
+      }
+      let connected = true
+      return () => {
+        if (!connected) return
+        connected = false
+        connections -= 1
+        if (connections === 0) {
+          disconnect?.()
+          disconnect = undefined
+        }
+      }
+    },
+    getState: (): ThreadSnapshot => snapshot,
+    subscribe(listener: () => void): () => void {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+
+    /** Sends new text. Resolves once the daemon's answer is known; never sends a second copy. */
+    send: (content: string): Promise<SendOutcome | undefined> => sendEntry(runtime, newEntry(runtime, sessionId, content), sendHooks),
+
+    /** Sends a "not sent" entry again with its original id; a refusal is kept for its row. */
+    async resend(clientMessageId: string): Promise<void> {
+      const entry = runtime.outbox.get(clientMessageId)
+      if (!entry) return
+      const { [clientMessageId]: _, ...rest } = actions.resendErrors
+      setActions({ resendErrors: rest })
+      // Under the entry's lock it must still be "not sent": another tab may have sent it again.
+      const outcome = await sendEntry(runtime, entry, sendHooks, { expect: entry.state })
+      if (outcome?.kind === 'refused') setActions({ resendErrors: { ...actions.resendErrors, [clientMessageId]: outcome.error } })
+    },
+
+    /**
+     * Drops a "not sent" entry and puts its text back into the draft, after whatever the operator
+     * typed since. False when there was nothing to take back.
+     */
+    edit(clientMessageId: string): boolean {
+      const text = takeBack(runtime, clientMessageId)
+      if (text === undefined) return false
+      const draft = runtime.drafts.read(sessionId)
+      runtime.drafts.write(sessionId, draft.trim() ? `${draft}\n${text}` : text)
+      return true
+    },
+
+    /** Stop: cancels a run; the daemon answers with its final status, and history is read again. */
+    stop(runId: string): void {
+      setActions({ stopping: withItem(actions.stopping, runId) })
+      runtime.client
+        .cancelRun(sessionId, runId)
+        .catch(() => undefined)
+        .finally(() => {
+          setActions({ stopping: withoutItem(actions.stopping, runId) })
+          void settle()
+        })
+    },
+
+    /**
+     * Regenerate by hand from an operator message. Replacing later operator messages is worth a
+     * question (the snapshot's `confirming`); replacing just this reply is not.
+     */
+    regenerate(anchorId: string): void {
+      const impact = regenerateImpact(snapshot.messages, anchorId)
+      if (impact.operator > 0) setActions({ confirming: { anchorId, count: impact.replaced } })
+      else dispatchRegenerate(anchorId)
+    },
+    confirmRegenerate(): void {
+      const asked = actions.confirming
+      if (!asked) return
+      setActions({ confirming: undefined })
+      dispatchRegenerate(asked.anchorId)
+    },
+    cancelConfirm(): void {
+      if (actions.confirming) setActions({ confirming: undefined })
+    },
+
+    retryNow: (anchorId: string) => runtime.retry.retryNow(sessionId, anchorId),
+    cancelRetry: (anchorId: string) => runtime.retry.cancel(sessionId, anchorId),
+
+    /** Reads history again after a failed read. */
+    reload: () => void observer.refetch(),
+
+    /**
+     * The session's shortcuts act on the reply at the end of the conversation: Stop or Cancel
+     * retry; Retry now or Regenerate. False when the shortcut has nothing to act on.
+     */
+    shortcut(id: TailShortcut): boolean {
+      const tail = snapshot.messages.findLast((m) => !m.superseded)
+      if (!tail || tail.role !== 'agent' || !tail.reply_to) return false
+      const anchorId = tail.reply_to
+      const scheduler = runtime.retry.snapshot(sessionId).get(anchorId)
+      const view = scheduler ? retryView(scheduler, runtime.clock.now()) : undefined
+      const running = isActive(overlay(tail, runtime.live.get(tail.run_id)).status)
+      const ownedByRetry = view !== undefined && isCancellable(view.status)
+      if (id === 'stopOrCancel') {
+        if (ownedByRetry) thread.cancelRetry(anchorId)
+        else if (running && tail.run_id) thread.stop(tail.run_id)
+        else return false
+        return true
+      }
+      if (view && isWaiting(view.status)) thread.retryNow(anchorId)
+      else if (!running && !ownedByRetry) thread.regenerate(anchorId)
+      else return false
+      return true
+    },
+  }
+  return thread
+}
+
+function sessionEntries(entries: readonly OutboxEntry[], sessionId: string): readonly OutboxEntry[] {
+  return entries.filter((e) => e.sessionId === sessionId)
+}
+
+function sameEntries(a: readonly OutboxEntry[], b: readonly OutboxEntry[]): boolean {
+  return a.length === b.length && a.every((entry, i) => entry === b[i])
+}
+
+function withItem(set: ReadonlySet<string>, item: string): ReadonlySet<string> {
+  return new Set([...set, item])
+}
+
+function withoutItem(set: ReadonlySet<string>, item: string): ReadonlySet<string> {
+  const next = new Set(set)
+  next.delete(item)
+  return next.size === 0 ? NONE : next
+}
