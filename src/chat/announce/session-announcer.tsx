@@ -5,7 +5,6 @@ import { describeFailure, failureFromError, failureOfWireError } from '../../i18
 import { countdownSeconds, formatClockTime } from '../../i18n/format'
 import type { RetryAnnouncement } from '../../retry/announcer'
 import type { WireError } from '../../wire/types'
-import { messagesQuery } from '../../thread/history'
 import { useChatRuntime } from '../runtime'
 import { nextOutcomes, openingMemory, type Arming, type Outcome, type OutcomeMemory } from '../../thread/session-outcomes'
 import { tier1Cause } from '../reply/tier1-status'
