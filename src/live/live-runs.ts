@@ -85,8 +85,8 @@ const reattachSchema = z.object({
   parts: z.optional(z.array(partMarkSchema)),
   usage: z.optional(usageSchema),
   unreadable: z.optional(z.int().check(z.minimum(0))),
-  reasoningStartedAt: z.optional(z.number()),
-  reasoningEndedAt: z.optional(z.number()),
+  /** The thinking as the browser timed it, and the event that began it (see `apply`). */
+  thought: z.optional(z.object({ from: z.number(), startedAt: z.number(), endedAt: z.optional(z.number()) })),
 })
 type Reattach = z.infer<typeof reattachSchema>
 
@@ -107,6 +107,8 @@ type Entry = {
   pending: string[]
   /** The parts, built the same way. */
   steps: PartsBuilder
+  /** The id of the first `reasoning` event: only a later event ends the thinking. */
+  thoughtFrom?: number
   /** What `get` returns: rebuilt at flush when something changed. */
   snapshot: LiveRun
   dirty: boolean
@@ -191,8 +193,10 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
     const point: Reattach = { sessionId: state.sessionId, lastEventId: state.lastEventId, length, parts: entry.steps.marks() }
     if (state.usage) point.usage = state.usage
     if (state.unreadable > 0) point.unreadable = state.unreadable
-    if (state.reasoningStartedAt !== undefined) point.reasoningStartedAt = state.reasoningStartedAt
-    if (state.reasoningEndedAt !== undefined) point.reasoningEndedAt = state.reasoningEndedAt
+    if (entry.thoughtFrom !== undefined && state.reasoningStartedAt !== undefined) {
+      point.thought = { from: entry.thoughtFrom, startedAt: state.reasoningStartedAt }
+      if (state.reasoningEndedAt !== undefined) point.thought.endedAt = state.reasoningEndedAt
+    }
     entry.slot.write(point)
   }
 
@@ -214,9 +218,15 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
     // An id at or before the last one is a replay of what was already applied.
     if (state.lastEventId !== undefined && frame.id <= state.lastEventId) return
     state.lastEventId = frame.id
-    // First come, first kept: a later reasoning phase (after a tool) does not restart the count.
-    if (frame.type === 'reasoning') state.reasoningStartedAt ??= now
-    else if (state.reasoningStartedAt !== undefined) state.reasoningEndedAt ??= Math.max(now, state.reasoningStartedAt)
+    // First come, first kept: a later reasoning phase (after a tool) does not restart the count,
+    // and a replay from the first event after a reload keeps the times the page saw live (an
+    // event before the thinking, replayed, does not end it).
+    if (frame.type === 'reasoning') {
+      entry.thoughtFrom ??= frame.id
+      state.reasoningStartedAt ??= now
+    } else if (entry.thoughtFrom !== undefined && frame.id > entry.thoughtFrom && state.reasoningStartedAt !== undefined) {
+      state.reasoningEndedAt ??= Math.max(now, state.reasoningStartedAt)
+    }
     switch (frame.type) {
       case 'queued':
         state.status = 'queued'
@@ -306,12 +316,15 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
       }
       if (resume?.usage) state.usage = resume.usage
       // The browser saw the thinking as it happened; a replay from the first event would see it in a burst.
-      if (ours?.reasoningStartedAt !== undefined) state.reasoningStartedAt = ours.reasoningStartedAt
-      if (ours?.reasoningEndedAt !== undefined) state.reasoningEndedAt = ours.reasoningEndedAt
+      const thought = ours?.thought
+      if (thought) state.reasoningStartedAt = thought.startedAt
+      if (thought?.endedAt !== undefined) state.reasoningEndedAt = thought.endedAt
       const steps = createPartsBuilder(base)
       const content = base ? answerText(base) : ''
       const snapshot = { ...state, content, parts: steps.flush() }
-      entries.set(runId, { state, content, pending: [], steps, snapshot, dirty: false, slot, savedAt: clock.now() })
+      const entry: Entry = { state, content, pending: [], steps, snapshot, dirty: false, slot, savedAt: clock.now() }
+      if (thought) entry.thoughtFrom = thought.from
+      entries.set(runId, entry)
       notify(runId)
       return state.lastEventId
     },

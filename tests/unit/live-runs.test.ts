@@ -7,8 +7,9 @@
 import { describe, expect, it, vi } from 'vitest'
 import { createLiveRunStore, LIVE_RUN_NAMESPACE, overlay, SAVE_EVERY_MS, TIER1_ATTEMPTS_LIMIT, type LiveRun } from '../../src/live/live-runs'
 import { frameOrTimeout, MAX_INPUT_DEFERRALS, yieldingToInput } from '../../src/live/pacing'
+import { answerText, type LivePart } from '../../src/live/parts'
 import { createKeyedStore, storageKey, type StorageBackend } from '../../src/storage/keyed-store'
-import type { Message, StreamFrame } from '../../src/wire/types'
+import type { Message, Part, StreamFrame } from '../../src/wire/types'
 
 const SID = 'ses_1'
 const RID = 'run_1'
@@ -58,6 +59,10 @@ function harness(backend = spyBackend()) {
     advance(ms: number) {
       now += ms
     },
+    /** Sets the clock. */
+    at(ms: number) {
+      now = ms
+    },
     frame,
     /** Replays a frame with an explicit id (a reattachment sending old events again). */
     replay: (f: StreamFrame, runId = RID) => live.frame(runId, f),
@@ -72,6 +77,7 @@ function harness(backend = spyBackend()) {
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+type Harness = ReturnType<typeof harness>
 
 function agentMessage(overrides: Partial<Message> = {}): Message {
   return {
@@ -513,6 +519,240 @@ describe('createLiveRunStore: fail() and dispose()', () => {
   })
 })
 
+describe('createLiveRunStore: agent steps', () => {
+  it('shows a burst of step frames in one snapshot per flush, with the text parts as content', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.flush()
+    const listener = vi.fn()
+    h.live.subscribe(RID, listener)
+
+    for (let i = 0; i < 100; i++) h.frame({ type: 'reasoning', text: 'r' })
+    h.frame({ type: 'tool_call', tool_call_id: 't1', name: 'search_docs', effect: 'read' })
+    for (let i = 0; i < 500; i++) h.frame({ type: 'tool_input', tool_call_id: 't1', delta: 'i' })
+    for (let i = 0; i < 100; i++) h.frame({ type: 'delta', text: 'a' })
+    expect(listener).not.toHaveBeenCalled()
+    expect(h.live.get(RID)!.parts).toEqual([])
+    expect(h.pendingFlushes()).toBe(1)
+
+    expect(h.flush()).toBe(1)
+    expect(listener).toHaveBeenCalledTimes(1)
+    const first = h.live.get(RID)!
+    expect(first.parts).toMatchObject([
+      { type: 'reasoning', text: 'r'.repeat(100) },
+      { type: 'tool', tool_call_id: 't1', input: 'i'.repeat(500), status: 'input', started_at: T0 },
+      { type: 'text', text: 'a'.repeat(100) },
+    ])
+    expect(first.content).toBe(answerText(first.parts))
+
+    // The next flush copies the one part that changed; the others are the same objects.
+    for (let i = 0; i < 10; i++) h.frame({ type: 'tool_input', tool_call_id: 't1', delta: 'j' })
+    h.flush()
+    const second = h.live.get(RID)!
+    expect(listener).toHaveBeenCalledTimes(2)
+    expect(second.parts[0]).toBe(first.parts[0])
+    expect(second.parts[1]).not.toBe(first.parts[1])
+    expect(second.parts[2]).toBe(first.parts[2])
+    expect(second.parts[1]).toMatchObject({ input: 'i'.repeat(500) + 'j'.repeat(10) })
+    // Nothing to flush: the snapshot and its list stay.
+    h.flush()
+    expect(h.live.get(RID)).toBe(second)
+  })
+
+  it('keeps the last usage, and a replay from the first event starts the steps and the spend again', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.frame({ type: 'usage', input_tokens: 100, output_tokens: 5 })
+    h.flush()
+    expect(h.live.get(RID)!.usage).toEqual({ input_tokens: 100, output_tokens: 5 })
+    h.frame({ type: 'delta', text: 'Hi' })
+    h.frame({ type: 'usage', input_tokens: 180, output_tokens: 40, cost_usd: 0.012 })
+    h.flush()
+    expect(h.live.get(RID)).toMatchObject({ usage: { input_tokens: 180, output_tokens: 40, cost_usd: 0.012 }, parts: [{ type: 'text', text: 'Hi' }] })
+
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.flush()
+    expect(h.live.get(RID)).toMatchObject({ parts: [], content: '', unreadable: 0 })
+    expect(h.live.get(RID)!.usage).toBeUndefined()
+  })
+
+  it('counts frames that make no sense and changes nothing else for them', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.frame({ type: 'retrying', attempt: 2, max_attempts: 3, retry_at: T0 + 1000, code: 'model_unavailable' })
+    h.frame({ type: 'tool_input', tool_call_id: 'ghost', delta: '{}' })
+    h.frame({ type: 'tool_result', tool_call_id: 'ghost', status: 'done', output_bytes: 0, output_truncated: false })
+    h.flush()
+    // Tier 1 is still waiting: a skipped frame is no output.
+    expect(h.live.get(RID)).toMatchObject({ unreadable: 2, parts: [], lastEventId: 4, tier1: { attempt: 2 } })
+
+    // The first step of any kind is output: tier 1 never retries after it.
+    h.frame({ type: 'tool_call', tool_call_id: 't1', name: 'read_file', effect: 'read' })
+    h.flush()
+    expect(h.live.get(RID)).toMatchObject({ unreadable: 2, status: 'streaming', tier1: undefined })
+    expect(h.live.get(RID)!.parts).toHaveLength(1)
+  })
+
+  it('times the thinking on its own clock: from the first reasoning to the first frame after it', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.frame({ type: 'usage', input_tokens: 1, output_tokens: 0 })
+    h.advance(1000)
+    h.frame({ type: 'reasoning', text: 'Hmm' })
+    h.advance(4000)
+    h.frame({ type: 'reasoning', text: '…' })
+    h.flush()
+    expect(h.live.get(RID)).toMatchObject({ reasoningStartedAt: T0 + 1000 })
+    expect(h.live.get(RID)!.reasoningEndedAt).toBeUndefined()
+    h.advance(200)
+    h.frame({ type: 'delta', text: 'Answer' })
+    // A second spell of thinking changes neither time.
+    h.advance(1000)
+    h.frame({ type: 'reasoning', text: 'more' })
+    h.frame({ type: 'delta', text: '!' })
+    h.flush()
+    expect(h.live.get(RID)).toMatchObject({ reasoningStartedAt: T0 + 1000, reasoningEndedAt: T0 + 5200 })
+  })
+})
+
+/** A run with every kind of step: thinking, text, two tools at once (one asking approval), usage. */
+const STEPS: StreamFrame[] = (
+  [
+    { type: 'start', message_id: 'msg_reply' },
+    { type: 'reasoning', text: 'Two files ' },
+    { type: 'reasoning', text: 'to touch.' },
+    { type: 'usage', input_tokens: 50, output_tokens: 4 },
+    { type: 'delta', text: 'Reading ' },
+    { type: 'delta', text: 'first. ' },
+    { type: 'tool_call', tool_call_id: 'a', name: 'read_file', effect: 'read' },
+    { type: 'tool_call', tool_call_id: 'b', name: 'write_file', effect: 'write' },
+    { type: 'tool_input', tool_call_id: 'a', delta: '{"path":' },
+    { type: 'tool_input', tool_call_id: 'b', delta: '{"path":"out",' },
+    { type: 'tool_input', tool_call_id: 'ghost', delta: 'x' },
+    { type: 'tool_input', tool_call_id: 'a', delta: '"in"}' },
+    { type: 'tool_running', tool_call_id: 'a' },
+    { type: 'tool_input', tool_call_id: 'b', delta: '"text":"hi"}' },
+    { type: 'tool_approval', tool_call_id: 'b', reason: 'Writes out.' },
+    { type: 'tool_result', tool_call_id: 'a', status: 'done', output: 'IN', output_bytes: 2, output_truncated: false },
+    { type: 'usage', input_tokens: 90, output_tokens: 30, cost_usd: 0.01 },
+    { type: 'tool_running', tool_call_id: 'b' },
+    { type: 'tool_result', tool_call_id: 'b', status: 'done', output: 'ok', output_bytes: 2, output_truncated: false },
+    { type: 'delta', text: 'Wrote ' },
+    { type: 'delta', text: 'it.' },
+    { type: 'usage', input_tokens: 120, output_tokens: 44, cost_usd: 0.02 },
+  ] as DistributiveOmit<StreamFrame, 'id'>[]
+).map((frame, i) => ({ ...frame, id: i + 1 }) as StreamFrame)
+
+/** Feeds frames to a harness's store, each at T0 + 10 ms × its id, and flushes. */
+function play(h: Harness, frames: readonly StreamFrame[]) {
+  for (const frame of frames) {
+    h.at(T0 + frame.id * 10)
+    h.replay(frame)
+  }
+  h.flush()
+}
+
+/** The run as a page that never reloaded has it after the first `n` frames of STEPS. */
+function uninterrupted(n: number): LiveRun {
+  const h = harness()
+  h.live.begin(SID, RID, '')
+  play(h, STEPS.slice(0, n))
+  return h.live.get(RID)!
+}
+
+/** The reply as history has it once the daemon has persisted the first `n` frames of STEPS. */
+function historyAfter(n: number): Message {
+  const run = uninterrupted(n)
+  return agentMessage({ status: 'streaming', content: run.content, parts: run.parts as Part[], ...(run.usage ? { usage: run.usage } : {}) })
+}
+
+describe('createLiveRunStore: a reload in the middle of the steps', () => {
+  it('for every saved point and every history read, shows what a page that never reloaded shows', () => {
+    const whole = overlay(historyAfter(STEPS.length), uninterrupted(STEPS.length))
+    expect(whole.parts).toHaveLength(5)
+    expect(whole.usage).toEqual({ input_tokens: 120, output_tokens: 44, cost_usd: 0.02 })
+    for (let saved = 1; saved <= STEPS.length; saved++) {
+      for (let read = 0; read <= STEPS.length; read++) {
+        const label = `saved after ${saved}, history after ${read}`
+        const backend = spyBackend()
+        const before = harness(backend)
+        before.live.begin(SID, RID, '')
+        play(before, STEPS.slice(0, saved))
+        before.live.persist()
+        expect(JSON.stringify(before.saved()), label).not.toMatch(/Reading|first|in"|Two files/)
+
+        // The reload: a new store over the same storage, and history read at some later moment.
+        const history = historyAfter(read)
+        const after = harness(backend)
+        const resumeAfter = after.live.begin(SID, RID, history.content, 'streaming', history.parts)
+        if (read >= saved) {
+          expect(resumeAfter, label).toBe(saved)
+          // Before the first new frame it shows what the stream had shown at the save.
+          expect(after.live.get(RID)!.parts, label).toEqual(uninterrupted(saved).parts)
+        } else if (resumeAfter === undefined) {
+          expect(after.live.get(RID)!.parts, label).toEqual([])
+        } else {
+          // History one or more frames short of the save, in nothing a frame after it adds to.
+          expect(resumeAfter, label).toBe(saved)
+        }
+        play(after, STEPS.filter((frame) => frame.id > (resumeAfter ?? 0)))
+        const shown = overlay(history, after.live.get(RID))
+        expect(shown.parts, label).toEqual(whole.parts)
+        expect(shown.content, label).toBe(whole.content)
+        expect(shown.usage, label).toEqual(whole.usage)
+        expect(after.live.get(RID)!.unreadable, label).toBe(1)
+        expect(after.live.get(RID)!.reasoningStartedAt, label).toBe(T0 + 20)
+        expect(after.live.get(RID)!.reasoningEndedAt, label).toBe(T0 + 40)
+      }
+    }
+  })
+
+  it('saves the shape of the parts at most once per SAVE_EVERY_MS, pending pieces included', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '')
+    h.frame({ type: 'start', message_id: 'msg_reply' })
+    h.frame({ type: 'tool_call', tool_call_id: 't1', name: 'write_file', effect: 'write' })
+    for (let i = 0; i < 1000; i++) h.frame({ type: 'tool_input', tool_call_id: 't1', delta: 'ab' })
+    expect(h.backend.setItem).not.toHaveBeenCalled()
+    h.advance(SAVE_EVERY_MS)
+    h.frame({ type: 'tool_approval', tool_call_id: 't1', reason: 'Writes a file.' })
+    expect(h.backend.setItem).toHaveBeenCalledTimes(1)
+    expect(h.saved()).toEqual({
+      sessionId: SID,
+      lastEventId: 1003,
+      length: 0,
+      parts: [{ type: 'tool', id: 't1', length: 2000, status: 'awaiting_approval', reason: 'Writes a file.', started_at: T0 }],
+    })
+  })
+
+  it('resumes from a point saved before parts were kept when history holds only text', () => {
+    const backend = spyBackend()
+    backend.items.set(storageKey(LIVE_RUN_NAMESPACE, RID), JSON.stringify({ sessionId: SID, lastEventId: 2, length: 3 }))
+    const h = harness(backend)
+    expect(h.live.begin(SID, RID, 'abcdef', 'streaming')).toBe(2)
+    expect(h.live.get(RID)).toMatchObject({ content: 'abc', parts: [{ type: 'text', text: 'abc' }] })
+
+    // The same point over a history that starts with a step that client never saw: from the start.
+    const other = harness(backend)
+    const parts: Part[] = [
+      { type: 'reasoning', text: 'r' },
+      { type: 'text', text: 'abcdef' },
+    ]
+    expect(other.live.begin(SID, RID, 'abcdef', 'streaming', parts)).toBeUndefined()
+  })
+
+  it('replays from the start when a saved point and history disagree on the text', () => {
+    const backend = spyBackend()
+    backend.items.set(storageKey(LIVE_RUN_NAMESPACE, RID), JSON.stringify({ sessionId: SID, lastEventId: 2, length: 5, parts: [{ type: 'text', length: 3 }] }))
+    const h = harness(backend)
+    expect(h.live.begin(SID, RID, 'abcdef', 'streaming')).toBeUndefined()
+  })
+})
+
 describe('frameOrTimeout', () => {
   it('flushes after 50 ms where there are no animation frames, once, and can be cancelled', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
@@ -658,5 +898,21 @@ describe('overlay', () => {
     const copy = structuredClone(message)
     overlay(message, liveRun({ content: 'new', error: { code: 'stream_ended', message: 'x' } }))
     expect(message).toEqual(copy)
+  })
+
+  it('shows the stream’s steps and usage while it is the source, never history’s', () => {
+    const parts: LivePart[] = [{ type: 'tool', tool_call_id: 't1', name: 'read_file', effect: 'read', input: '{}', status: 'running', started_at: T0 }]
+    const message = agentMessage({ parts: [{ type: 'text', text: 'old' }], usage: { input_tokens: 1, output_tokens: 1 } })
+    const shown = overlay(message, liveRun({ parts, usage: { input_tokens: 9, output_tokens: 3 } }))
+    expect(shown).toMatchObject({ source: 'stream', usage: { input_tokens: 9, output_tokens: 3 } })
+    expect(shown.parts).toBe(parts)
+    // A stream that has reported no spend yet shows none, rather than an older read's.
+    expect(overlay(message, liveRun({ parts })).usage).toBeUndefined()
+  })
+
+  it('shows history’s steps and usage once it records the end, with the stream’s timing of the thinking', () => {
+    const message = agentMessage({ status: 'complete', parts: [{ type: 'text', text: 'persisted' }], usage: { input_tokens: 5, output_tokens: 2 } })
+    const shown = overlay(message, liveRun({ status: 'complete', parts: [], reasoningStartedAt: T0, reasoningEndedAt: T0 + 4000 }))
+    expect(shown).toEqual({ ...message, source: 'history', reasoningStartedAt: T0, reasoningEndedAt: T0 + 4000 })
   })
 })
