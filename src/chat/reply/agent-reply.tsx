@@ -1,10 +1,14 @@
-import { useEffect, useId, useRef, useState, type ReactNode, type Ref } from 'react'
+import { useId, useState, type ReactNode, type Ref } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { Message } from '../../wire/types'
 import { FailureNotice } from './failure-notice'
 import { CopyButton } from '../../markdown/copy-button'
 import { LazyReplyMarkdown } from '../../markdown/lazy-reply-markdown'
 import { isActive } from '../../thread/transcript-model'
+import { ReplyParts } from './steps/reply-parts'
+import type { LoadToolOutput, ToolApproval } from './steps/tool-step'
+import { UsageLine } from './steps/usage-line'
+import { StreamingCaret } from './streaming-caret'
 
 export type AgentReplyProps = {
   message: Message
@@ -26,43 +30,49 @@ export type AgentReplyProps = {
   articleRef?: Ref<HTMLElement>
   /** Regenerate, where focus lands after Stop and Cancel retry. */
   regenerateRef?: Ref<HTMLButtonElement>
+  /**
+   * Fetches a tool's whole output when its step shows a cut one ("Load full output"); without it
+   * the button is not offered. Keep it stable (useCallback): the steps are memoized on it.
+   */
+  onLoadOutput?: LoadToolOutput
+  /**
+   * The controls under a tool that waits for the operator's decision (Approve, Deny), given the
+   * tool; without it the tool just says it waits. Keep it stable, as onLoadOutput.
+   */
+  approval?: ToolApproval
+  /** A fixed time for running tools' elapsed time (stories, tests); the runtime's ticking clock when absent. */
+  now?: number
 }
 
-/** How long a streaming reply must go without new text before its caret blinks. */
-const CARET_PAUSE_MS = 1000
+type ReplyBodyProps = Pick<AgentReplyProps, 'onLoadOutput' | 'approval' | 'now'> & {
+  message: Message
+  streaming: boolean
+  earlier: boolean
+}
 
 /**
- * The caret at the end of a streaming reply: steady while text arrives, blinking once the reply
- * has paused (a retry's wait, a long think), as a text cursor does. A blink running through the
- * whole stream cost a style recalculation on every frame.
+ * What the reply says: its steps in order when it has them, else its text as one piece. A reply
+ * without parts (an older daemon, a plain reply) reads exactly as before steps existed.
  */
-function StreamingCaret({ length }: { length: number }) {
-  // The text length at which the reply was last seen paused: paused until more text arrives.
-  const [pausedAt, setPausedAt] = useState<number>()
-  const paused = pausedAt === length
-  // The latest length and when it arrived (set once committed), read by the timer below.
-  const latest = useRef({ length, at: 0 })
-  useEffect(() => {
-    latest.current = { length, at: Date.now() }
-  }, [length])
-  // One timer per pause, not one per commit: while text streams (20 commits a second) the timer
-  // finds the text newer than the pause and waits out the rest of it.
-  useEffect(() => {
-    if (paused) return
-    let timer: ReturnType<typeof setTimeout>
-    const check = () => {
-      const quiet = Date.now() - latest.current.at
-      if (quiet >= CARET_PAUSE_MS) setPausedAt(latest.current.length)
-      else timer = setTimeout(check, CARET_PAUSE_MS - quiet)
-    }
-    timer = setTimeout(check, CARET_PAUSE_MS)
-    return () => clearTimeout(timer)
-  }, [paused])
-  return <span className="caret" data-paused={paused ? '' : undefined} aria-hidden="true" />
+function ReplyBody({ message, streaming, earlier, onLoadOutput, approval, now }: ReplyBodyProps) {
+  const parts = message.parts
+  if (parts !== undefined && parts.length > 0) {
+    return <ReplyParts parts={parts} messageId={message.id} runId={message.run_id} streaming={streaming} earlier={earlier} now={now} onLoadOutput={onLoadOutput} approval={approval} />
+  }
+  if (!message.content && !streaming) return null
+  return (
+    <div className="message__body message__body--markdown" aria-busy={streaming}>
+      <LazyReplyMarkdown source={message.content} streaming={streaming} />
+      {streaming ? <StreamingCaret length={message.content.length} /> : null}
+    </div>
+  )
 }
 
-/** One agent reply in the main flow: its text (always as text), status, failure and actions. */
-export function AgentReply({ message, earlier = [], followers = {}, position, onStop, onRegenerate, busy = false, retry, tier1, articleRef, regenerateRef }: AgentReplyProps) {
+/**
+ * One agent reply in the main flow: its steps and text (daemon text always as text), status,
+ * failure, actions and what its run spent.
+ */
+export function AgentReply({ message, earlier = [], followers = {}, position, onStop, onRegenerate, busy = false, retry, tier1, articleRef, regenerateRef, onLoadOutput, approval, now }: AgentReplyProps) {
   const { t } = useTranslation()
   const [showEarlier, setShowEarlier] = useState(false)
   const earlierId = useId()
@@ -79,12 +89,7 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
           {statusText}
         </span>
       </header>
-      {message.content || status === 'streaming' ? (
-        <div className="message__body message__body--markdown" aria-busy={status === 'streaming'}>
-          <LazyReplyMarkdown source={message.content} streaming={status === 'streaming'} />
-          {status === 'streaming' ? <StreamingCaret length={message.content.length} /> : null}
-        </div>
-      ) : null}
+      <ReplyBody message={message} streaming={status === 'streaming'} earlier={false} onLoadOutput={onLoadOutput} approval={approval} now={now} />
       {status === 'streaming' ? tier1 : null}
       {status === 'failed' ? <FailureNotice error={message.error} /> : null}
       {retry}
@@ -106,6 +111,7 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
           </button>
         ) : null}
       </div>
+      {message.usage ? <UsageLine usage={message.usage} /> : null}
       {earlier.length > 0 && showEarlier ? (
         <ol className="earlier" id={earlierId}>
           {earlier.map((m, i) => (
@@ -114,11 +120,7 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
                 <span>{t('transcript.earlierVersion', { n: i + 1 })}</span>
                 <span className={`badge badge--${m.status ?? 'complete'}`}>{t(`status.${m.status ?? 'complete'}`)}</span>
               </div>
-              {m.content ? (
-                <div className="message__body message__body--markdown">
-                  <LazyReplyMarkdown source={m.content} />
-                </div>
-              ) : null}
+              <ReplyBody message={m} streaming={false} earlier onLoadOutput={onLoadOutput} now={now} />
               {m.status === 'failed' ? <FailureNotice error={m.error} /> : null}
               {m.content ? (
                 <div className="message__actions">
@@ -130,10 +132,10 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
                   <div className="message__meta">
                     <span className="message__author">{f.role === 'operator' ? t('transcript.operator') : t('transcript.agent')}</span>
                   </div>
-                  {f.content ? (
-                    <div className={`message__body${f.role === 'agent' ? ' message__body--markdown' : ''}`}>
-                      {f.role === 'agent' ? <LazyReplyMarkdown source={f.content} /> : f.content}
-                    </div>
+                  {f.role === 'agent' ? (
+                    <ReplyBody message={f} streaming={false} earlier onLoadOutput={onLoadOutput} now={now} />
+                  ) : f.content ? (
+                    <div className="message__body">{f.content}</div>
                   ) : null}
                 </div>
               ))}

@@ -1,0 +1,44 @@
+import { useRef } from 'react'
+import { resolveLanguage } from '../../../markdown/languages'
+import { isHighlighted, useHighlight } from '../../../markdown/use-highlight'
+import { useSeen } from '../../../markdown/use-seen'
+
+export type StepCodeProps = {
+  code: string
+  /** What the code is written in (`json`, `ts`, …); undefined: plain text. */
+  tag: string | undefined
+  /** False while the text is still being written: it stays plain, so a growing input costs one text node per delta. */
+  complete: boolean
+}
+
+/**
+ * A tool's input or output: plain text in a scrolling `<pre>`, highlighted with the reply
+ * renderer's highlighter (Shiki tokens as React elements, never HTML) once complete and seen. Code
+ * past the highlighter's own limit stays plain.
+ */
+export function StepCode({ code, tag, complete }: StepCodeProps) {
+  const language = resolveLanguage(tag)
+  const ref = useRef<HTMLPreElement>(null)
+  const seen = useSeen(ref, complete && language !== undefined && !isHighlighted(code, language))
+  const lines = useHighlight(code, language, complete, seen)
+  return (
+    // Focusable, so the keyboard can scroll a long input or output.
+    <pre ref={ref} className="step-code" tabIndex={0} data-language={language ?? 'text'} data-highlighted={lines !== undefined}>
+      <code>
+        {lines === undefined
+          ? code
+          : lines.map((line, i) => (
+              // Lines and tokens are positional; the code never reorders.
+              <span key={i}>
+                {line.map((token, j) => (
+                  <span key={j} style={token.style}>
+                    {token.content}
+                  </span>
+                ))}
+                {i < lines.length - 1 ? '\n' : null}
+              </span>
+            ))}
+      </code>
+    </pre>
+  )
+}

@@ -1,0 +1,169 @@
+import { memo, useCallback, useId, useMemo, useState, type ReactNode } from 'react'
+import { useTranslation } from 'react-i18next'
+import { describeDuration, formatBytes, formatCount, type DurationRounding } from '../../../i18n/number-format'
+import { CopyButton } from '../../../markdown/copy-button'
+import { isToolSettled, nextSecondIn, shownToolInput, shownToolOutput, toolDurationMs, toolOpenByDefault, utf8Length } from '../../../thread/steps'
+import type { ToolPart } from '../../../wire/types'
+import { useChatRuntime } from '../../runtime'
+import { useTicker } from '../../use-ticker'
+import { FailureNotice } from '../failure-notice'
+import { StepCode } from './step-code'
+import { useDisclosure } from './use-disclosure'
+
+/**
+ * Fetches a tool's whole output (the daemon's `GET …/runs/:rid/tools/:tcid/output`), given the
+ * tool call and the run of the reply it belongs to (an earlier version's is not the reply's own).
+ */
+export type LoadToolOutput = (toolCallId: string, runId: string | undefined) => Promise<string>
+/** What to show under a tool that waits for the operator's decision (the Approve and Deny controls). */
+export type ToolApproval = (tool: ToolPart) => ReactNode
+
+export type ToolStepProps = {
+  part: ToolPart
+  /** The run of the reply this tool is a step of. */
+  runId: string | undefined
+  /** A step of an earlier version: folded. */
+  earlier: boolean
+  /** A fixed time (browser clock) for a running tool's elapsed time, which then does not tick; the runtime's clock when absent. */
+  now?: number | undefined
+  /** Offers "Load full output" on a cut output; without it there is no such button. */
+  onLoadOutput?: LoadToolOutput | undefined
+  approval?: ToolApproval | undefined
+}
+
+/** A duration in words, as its own element so it can sit in the header with the status. */
+function Duration({ ms, rounding }: { ms: number; rounding: DurationRounding }) {
+  const { t, i18n } = useTranslation()
+  return <span className="step__duration">{describeDuration(t, i18n.language, ms, rounding)}</span>
+}
+
+/**
+ * A running tool's elapsed time on the runtime's clock, ticking once a second. Its own component:
+ * a tick re-renders this line, not the tool's input and output.
+ */
+function TickingElapsed({ startedAt }: { startedAt: number }) {
+  const { clock } = useChatRuntime()
+  // `started_at` is the daemon's time; placed on the browser's clock, a skewed clock reads right.
+  const from = clock.fromDaemon(startedAt)
+  const nextTickIn = useCallback((now: number) => nextSecondIn(now - from), [from])
+  useTicker(nextTickIn)
+  return <Duration ms={clock.now() - from} rounding="floor" />
+}
+
+/** How long the tool has run (ticking) or took; nothing before it runs. */
+function ToolTime({ part, now }: { part: ToolPart; now: number | undefined }) {
+  if (part.status === 'running') return now === undefined ? <TickingElapsed startedAt={part.started_at} /> : <Duration ms={now - part.started_at} rounding="floor" />
+  const ms = isToolSettled(part.status) ? toolDurationMs(part) : undefined
+  return ms === undefined ? null : <Duration ms={ms} rounding="tenths" />
+}
+
+/** The whole output, once asked for. */
+type FullOutput = { state: 'idle' } | { state: 'loading' } | { state: 'loaded'; text: string } | { state: 'failed'; error: unknown }
+
+function ToolInput({ part }: { part: ToolPart }) {
+  const { t, i18n } = useTranslation()
+  const shown = useMemo(() => shownToolInput(part.input, part.status), [part.input, part.status])
+  return (
+    <div className="step__section">
+      <div className="step__section-header">
+        <span className="step__section-title">{t('steps.input')}</span>
+        <CopyButton text={part.input} label={t('steps.copyInput')} />
+      </div>
+      {shown.omitted > 0 ? (
+        <p className="step__note">
+          {t('steps.inputTail', { shown: formatCount(shown.text.length, i18n.language), total: formatCount(part.input.length, i18n.language) })}
+        </p>
+      ) : null}
+      <StepCode code={shown.text} tag={shown.tag} complete={part.status !== 'input'} />
+    </div>
+  )
+}
+
+function ToolOutput({ part, full, onLoad }: { part: ToolPart; full: FullOutput; onLoad: (() => void) | undefined }) {
+  const { t, i18n } = useTranslation()
+  const lng = i18n.language
+  const loaded = full.state === 'loaded' ? full.text : undefined
+  const output = loaded ?? part.output
+  const truncated = loaded === undefined && part.output_truncated === true
+  const shown = useMemo(() => (output === undefined ? undefined : shownToolOutput(output, truncated, part.input)), [output, truncated, part.input])
+  if (output === undefined || shown === undefined) {
+    return part.status === 'done' ? <p className="step__note">{t('steps.noOutput')}</p> : null
+  }
+  const total = part.output_bytes ?? utf8Length(output)
+  return (
+    <div className="step__section">
+      <div className="step__section-header">
+        <span className="step__section-title">{t('steps.output')}</span>
+        {output ? <CopyButton text={output} label={t('steps.copyOutput')} /> : null}
+      </div>
+      {truncated ? (
+        <div className="step__truncated">
+          <p className="step__note">{t('steps.truncated', { shown: formatBytes(utf8Length(output), lng), total: formatBytes(total, lng) })}</p>
+          {onLoad ? (
+            <button type="button" className="button step__load" onClick={onLoad} disabled={full.state === 'loading'}>
+              {full.state === 'loading' ? t('steps.loadingFull') : t('steps.loadFull')}
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+      {loaded !== undefined ? <p className="step__note">{t('steps.fullLoaded', { total: formatBytes(total, lng) })}</p> : null}
+      {full.state === 'failed' ? (
+        <div className="step__load-failed" role="alert">
+          <p className="step__note">{t('steps.loadFailed')}</p>
+          <FailureNotice thrown={full.error} />
+        </div>
+      ) : null}
+      {output ? <StepCode code={shown.text} tag={shown.tag} complete /> : <p className="step__note">{t('steps.noOutput')}</p>}
+    </div>
+  )
+}
+
+/**
+ * One tool call: a header that says which tool, whether it changes anything (`write`), where it is
+ * (writing input, waiting for approval, running for how long, done in how long, failed, denied,
+ * cancelled) and opens its input and output; a failure worded from its code; and, while it waits
+ * for a decision, the slot for the decision's controls. Open while it is written, waits, runs or
+ * failed; folded once done. Memoized on the part: a delta to another step does not re-render it.
+ */
+export const ToolStep = memo(function ToolStep({ part, runId, earlier, now, onLoadOutput, approval }: ToolStepProps) {
+  const { t } = useTranslation()
+  const bodyId = useId()
+  const [open, toggle] = useDisclosure(part.status, toolOpenByDefault(part.status, earlier))
+  // Here, not in the output: folding the tool keeps what was loaded.
+  const [full, setFull] = useState<FullOutput>({ state: 'idle' })
+  const id = part.tool_call_id
+  const load =
+    onLoadOutput && full.state !== 'loaded'
+      ? () => {
+          setFull({ state: 'loading' })
+          onLoadOutput(id, runId).then(
+            (text) => setFull({ state: 'loaded', text }),
+            (error: unknown) => setFull({ state: 'failed', error }),
+          )
+        }
+      : undefined
+  return (
+    <div className={`step step--tool step--${part.status}`} data-status={part.status} data-effect={part.effect}>
+      <button type="button" className="step__toggle" aria-expanded={open} aria-controls={open ? bodyId : undefined} onClick={toggle}>
+        <span className="step__chevron" aria-hidden="true" />
+        <code className="step__name">{part.name}</code>
+        <span className={`step__effect step__effect--${part.effect}`}>{t(`steps.effect.${part.effect}`)}</span>
+        <span className={`step__status step__status--${part.status}`}>{t(`steps.status.${part.status}`)}</span>
+        <ToolTime part={part} now={now} />
+      </button>
+      {part.status === 'awaiting_approval' ? (
+        <div className="step__approval">
+          <p className="step__note">{t('steps.awaitingApproval')}</p>
+          {approval?.(part)}
+        </div>
+      ) : null}
+      {part.status === 'failed' ? <FailureNotice error={part.error} className="failure step__failure" /> : null}
+      {open ? (
+        <div id={bodyId} className="step__body">
+          <ToolInput part={part} />
+          <ToolOutput part={part} full={full} onLoad={load} />
+        </div>
+      ) : null}
+    </div>
+  )
+})

@@ -1,0 +1,84 @@
+/**
+ * Numbers shown beside an agent's steps (tokens, sizes, costs, durations), in the operator's
+ * number format. Plain functions of their arguments: `lng` is the interface language, so a
+ * language switch rewords them with everything else.
+ */
+import type { TFunction } from 'i18next'
+
+const formats = new Map<string, Intl.NumberFormat>()
+
+/** One formatter per language and options: making one costs more than using it, and usage changes while a reply streams. */
+function numberFormat(lng: string, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  const key = `${lng}\u0000${JSON.stringify(options)}`
+  let format = formats.get(key)
+  if (format === undefined) {
+    try {
+      format = new Intl.NumberFormat(lng, options)
+    } catch {
+      // A malformed tag (e.g. "en_US") throws RangeError; a number in the default locale beats a blank page.
+      format = new Intl.NumberFormat(undefined, options)
+    }
+    formats.set(key, format)
+  }
+  return format
+}
+
+/** A count with the language's grouping ("1,234,567"); anything but a finite number reads as 0. */
+export function formatCount(n: number, lng: string): string {
+  return numberFormat(lng, { maximumFractionDigits: 0 }).format(Number.isFinite(n) ? n : 0)
+}
+
+const KIB = 1024
+const BYTE_UNITS = ['kilobyte', 'megabyte', 'gigabyte'] as const
+
+/**
+ * A size in bytes as the operator reads it: "512 bytes", "16 kB", "1.5 MB" (zh "512字节",
+ * "16 kB", "1.5 MB"). Steps of 1024, as the daemon's limit is (16 KiB reads "16 kB", not "16.4 kB");
+ * one decimal below 10 of a unit, none above.
+ */
+export function formatBytes(bytes: number, lng: string): string {
+  const size = Number.isFinite(bytes) && bytes > 0 ? bytes : 0
+  if (size < KIB) return numberFormat(lng, { style: 'unit', unit: 'byte', unitDisplay: 'long' }).format(Math.round(size))
+  let value = size / KIB
+  let unit = 0
+  while (value >= KIB && unit < BYTE_UNITS.length - 1) {
+    value /= KIB
+    unit += 1
+  }
+  const digits = value < 10 ? 1 : 0
+  return numberFormat(lng, { style: 'unit', unit: BYTE_UNITS[unit], unitDisplay: 'short', maximumFractionDigits: digits }).format(value)
+}
+
+/**
+ * A cost in US dollars, as the daemon reports it: two decimals from a cent up ("$1.25"), up to
+ * four below it so a run that cost a fraction of a cent does not read "$0.00" ("$0.0032");
+ * zh "US$0.0032".
+ */
+export function formatUsd(usd: number, lng: string): string {
+  const value = Number.isFinite(usd) && usd > 0 ? usd : 0
+  const small = value > 0 && value < 0.01
+  return numberFormat(lng, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: small ? 4 : 2 }).format(value)
+}
+
+/**
+ * How a duration is rounded for display:
+ * - `tenths`: a tool that took 0.4 s says so; one decimal under 10 s, whole seconds above;
+ * - `floor`: a running clock, which must not show a second before it has passed;
+ * - `whole`: whole seconds, at least 1 (a thought is never "0 s").
+ */
+export type DurationRounding = 'tenths' | 'floor' | 'whole'
+
+/** `ms` as minutes and seconds, rounded as `rounding` says; negative or non-finite reads as 0. */
+export function splitDuration(ms: number, rounding: DurationRounding): { minutes: number; seconds: number } {
+  const value = Number.isFinite(ms) && ms > 0 ? ms : 0
+  if (rounding === 'tenths' && value < 9_950) return { minutes: 0, seconds: Math.round(value / 100) / 10 }
+  const total = rounding === 'floor' ? Math.floor(value / 1000) : Math.max(rounding === 'whole' ? 1 : 0, Math.round(value / 1000))
+  return { minutes: Math.floor(total / 60), seconds: total % 60 }
+}
+
+/** A duration in words ("4 s", "0.4 s", "2 min 5 s"; zh "4 秒", "2 分 5 秒"), numbers in the language's format. */
+export function describeDuration(t: TFunction, lng: string, ms: number, rounding: DurationRounding): string {
+  const { minutes, seconds } = splitDuration(ms, rounding)
+  const secondsText = numberFormat(lng, { maximumFractionDigits: 1 }).format(seconds)
+  return minutes > 0 ? t('steps.minutes', { minutes: formatCount(minutes, lng), seconds: secondsText }) : t('steps.seconds', { seconds: secondsText })
+}

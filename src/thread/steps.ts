@@ -1,0 +1,168 @@
+/**
+ * An agent reply's steps (its `parts`, daemon-wire.md "Agent steps") as the operator sees them,
+ * without React: which step is still being written, which show open, how a tool's input and
+ * output read, and how long a step took. The step components render what these say.
+ */
+import type { Part, ToolPart, ToolStatus } from '../wire/types'
+
+/**
+ * Most of a streaming tool input shown, in characters: its tail. An input can be hundreds of KiB
+ * written over a minute; re-rendering all of it on every delta would stall the page.
+ */
+export const INPUT_TAIL_CHARS = 4096
+
+/**
+ * The index of the part still being written, or -1: only the last part of a streaming reply
+ * grows (a delta after a tool starts a new text part), so only it gets the caret or "Thinking…".
+ */
+export function livePartIndex(parts: readonly Part[], streaming: boolean): number {
+  return streaming ? parts.length - 1 : -1
+}
+
+/** The statuses a tool ends in: its duration is known and nothing about it changes any more. */
+export function isToolSettled(status: ToolStatus): boolean {
+  return status === 'done' || status === 'failed' || status === 'denied' || status === 'cancelled'
+}
+
+/**
+ * Whether a tool shows its input and output before the operator asks: open while its input is
+ * written, while it waits for a decision (the operator needs its input to decide) and while it
+ * runs, and when it failed; folded once done, denied or cancelled. An earlier version's steps
+ * are all folded: it is history.
+ */
+export function toolOpenByDefault(status: ToolStatus, earlier: boolean): boolean {
+  if (earlier) return false
+  return status === 'input' || status === 'awaiting_approval' || status === 'running' || status === 'failed'
+}
+
+/** Reasoning is open while it is written and folds to one line once the next step (the answer, a tool) starts. */
+export function reasoningOpenByDefault(live: boolean, earlier: boolean): boolean {
+  return live && !earlier
+}
+
+/** A tool's input or output as shown: the text, the language it is highlighted in (a fence-style tag), and what is left out. */
+export type ShownCode = {
+  text: string
+  /** `json`, a file extension (`ts`, `py`), `sh` or `diff`; undefined: plain text. */
+  tag: string | undefined
+  /** Characters not shown (the head of an input still being written). */
+  omitted: number
+}
+
+/** The last `limit` characters of `text`, never starting inside a surrogate pair. */
+function tail(text: string, limit: number): string {
+  if (text.length <= limit) return text
+  let start = text.length - limit
+  const first = text.charCodeAt(start)
+  if (first >= 0xdc00 && first <= 0xdfff) start += 1
+  return text.slice(start)
+}
+
+/** `text` pretty-printed when it is a JSON object or array, else undefined. */
+function prettyJson(text: string): string | undefined {
+  const trimmed = text.trim()
+  if (!(trimmed.startsWith('{') || trimmed.startsWith('['))) return undefined
+  try {
+    return JSON.stringify(JSON.parse(trimmed), null, 2)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A tool's input as shown. While the model writes it (`input`) it is not JSON yet: its tail, as
+ * it came, so a huge input costs the same per delta as a small one. Once complete it is
+ * pretty-printed JSON when it parses, else the text as written.
+ */
+export function shownToolInput(input: string, status: ToolStatus): ShownCode {
+  if (status === 'input') {
+    const text = tail(input, INPUT_TAIL_CHARS)
+    return { text, tag: undefined, omitted: input.length - text.length }
+  }
+  const pretty = prettyJson(input)
+  return pretty === undefined ? { text: input, tag: undefined, omitted: 0 } : { text: pretty, tag: 'json', omitted: 0 }
+}
+
+/** Input fields that name the file a tool read, whose extension says what its output is. */
+const PATH_FIELDS = ['path', 'file_path', 'filePath', 'file', 'filename']
+
+/** The extension of the file a tool's (complete) input names, lower case, or undefined. */
+function extensionOfInput(input: string): string | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(input)
+  } catch {
+    return undefined
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+  for (const field of PATH_FIELDS) {
+    const path = (value as Record<string, unknown>)[field]
+    if (typeof path !== 'string') continue
+    const name = path.split(/[\\/]/).pop() ?? ''
+    const dot = name.lastIndexOf('.')
+    return dot > 0 ? name.slice(dot + 1).toLowerCase() : undefined
+  }
+  return undefined
+}
+
+/**
+ * A tool's output as shown, and what it is written in, so code and JSON are highlighted:
+ * - JSON (an object or array that parses) is pretty-printed; a cut one (`truncated`) that opens
+ *   like JSON is highlighted as JSON as it is (it cannot parse);
+ * - a script (`#!`) is shell, or Python when its interpreter is;
+ * - a unified diff is a diff;
+ * - else the extension of the file the input names (`read_file {"path": "src/a.ts"}` → `ts`);
+ * - else plain text.
+ * The text itself is never changed but for the JSON pretty-printing.
+ */
+export function shownToolOutput(output: string, truncated: boolean, input: string): ShownCode {
+  const pretty = truncated ? undefined : prettyJson(output)
+  if (pretty !== undefined) return { text: pretty, tag: 'json', omitted: 0 }
+  const head = output.trimStart()
+  if (truncated && (head.startsWith('{') || head.startsWith('['))) return { text: output, tag: 'json', omitted: 0 }
+  if (head.startsWith('#!')) return { text: output, tag: /^#![^\n]*python/.test(head) ? 'python' : 'sh', omitted: 0 }
+  if (head.startsWith('diff --git ') || /^--- [^\n]*\n\+\+\+ /.test(head)) return { text: output, tag: 'diff', omitted: 0 }
+  return { text: output, tag: extensionOfInput(input), omitted: 0 }
+}
+
+/** A tool's duration from the daemon's own times (no clock skew in it), once it has ended. */
+export function toolDurationMs(part: ToolPart): number | undefined {
+  return part.ended_at === undefined ? undefined : Math.max(0, part.ended_at - part.started_at)
+}
+
+/**
+ * How long the reasoning at `index` took, as far as the daemon's times tell: from the end of the
+ * tool before it to the start of the tool after it. The wire has no times for reasoning itself,
+ * so reasoning with anything else on either side has no known span (a client that watched it
+ * stream measures it instead).
+ */
+export function reasoningSpanMs(parts: readonly Part[], index: number): number | undefined {
+  const before = parts[index - 1]
+  const after = parts[index + 1]
+  if (before?.type !== 'tool' || after?.type !== 'tool' || before.ended_at === undefined) return undefined
+  return Math.max(0, after.started_at - before.ended_at)
+}
+
+/** Milliseconds until a clock that has run `elapsedMs` shows its next whole second. */
+export function nextSecondIn(elapsedMs: number): number {
+  if (!Number.isFinite(elapsedMs) || elapsedMs < 0) return 1000
+  return 1000 - (elapsedMs % 1000)
+}
+
+/** The size of `text` in UTF-8 bytes, the unit of `output_bytes` and of the daemon's 16 KiB limit. */
+export function utf8Length(text: string): number {
+  let bytes = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x80) bytes += 1
+    else if (code < 0x800) bytes += 2
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4
+        i += 1
+      } else bytes += 3
+    } else bytes += 3
+  }
+  return bytes
+}

@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest'
+import {
+  INPUT_TAIL_CHARS,
+  isToolSettled,
+  livePartIndex,
+  nextSecondIn,
+  reasoningOpenByDefault,
+  reasoningSpanMs,
+  shownToolInput,
+  shownToolOutput,
+  toolDurationMs,
+  toolOpenByDefault,
+  utf8Length,
+} from '../../src/thread/steps'
+import { TOOL_STATUSES, type Part, type ToolPart } from '../../src/wire/types'
+
+const tool = (overrides: Partial<ToolPart> = {}): ToolPart => ({
+  type: 'tool',
+  tool_call_id: 'tc_1',
+  name: 'search_docs',
+  effect: 'read',
+  input: '{"query":"x"}',
+  status: 'done',
+  started_at: 1_000,
+  ...overrides,
+})
+
+describe('livePartIndex', () => {
+  const parts: Part[] = [{ type: 'reasoning', text: 'a' }, tool(), { type: 'text', text: 'b' }]
+  it('is the last part while the reply streams, and none once it ended', () => {
+    expect(livePartIndex(parts, true)).toBe(2)
+    expect(livePartIndex(parts, false)).toBe(-1)
+    expect(livePartIndex([], true)).toBe(-1)
+  })
+})
+
+describe('which steps show open', () => {
+  it('opens a tool while it is written, waits, runs or failed, and folds it when done, denied or cancelled', () => {
+    const open = TOOL_STATUSES.filter((status) => toolOpenByDefault(status, false))
+    expect(open).toEqual(['input', 'awaiting_approval', 'running', 'failed'])
+  })
+
+  it('folds every tool of an earlier version, even a failed one', () => {
+    expect(TOOL_STATUSES.filter((status) => toolOpenByDefault(status, true))).toEqual([])
+  })
+
+  it('opens reasoning only while it is written in the current reply', () => {
+    expect(reasoningOpenByDefault(true, false)).toBe(true)
+    expect(reasoningOpenByDefault(false, false)).toBe(false)
+    expect(reasoningOpenByDefault(true, true)).toBe(false)
+  })
+
+  it('counts done, failed, denied and cancelled as settled', () => {
+    expect(TOOL_STATUSES.filter(isToolSettled)).toEqual(['done', 'failed', 'denied', 'cancelled'])
+  })
+})
+
+describe('shownToolInput', () => {
+  it('pretty-prints a complete JSON input and marks it as JSON', () => {
+    expect(shownToolInput('{"path":"a.ts","lines":[1,2]}', 'running')).toEqual({
+      text: '{\n  "path": "a.ts",\n  "lines": [\n    1,\n    2\n  ]\n}',
+      tag: 'json',
+      omitted: 0,
+    })
+  })
+
+  it('shows an input that is not JSON as it was written, unhighlighted', () => {
+    expect(shownToolInput('not json {', 'done')).toEqual({ text: 'not json {', tag: undefined, omitted: 0 })
+    expect(shownToolInput('42', 'done')).toEqual({ text: '42', tag: undefined, omitted: 0 })
+  })
+
+  it('shows a streaming input raw, never parsed, even when it happens to parse already', () => {
+    expect(shownToolInput('{"a":1}', 'input')).toEqual({ text: '{"a":1}', tag: undefined, omitted: 0 })
+  })
+
+  it('shows only the tail of a huge streaming input, and says how much is left out', () => {
+    const input = `{"content":"${'x'.repeat(200 * 1024)}`
+    const shown = shownToolInput(input, 'input')
+    expect(shown.text).toHaveLength(INPUT_TAIL_CHARS)
+    expect(input.endsWith(shown.text)).toBe(true)
+    expect(shown.omitted).toBe(input.length - INPUT_TAIL_CHARS)
+  })
+
+  it('never starts the tail inside a surrogate pair', () => {
+    const input = `${'😀'.repeat(INPUT_TAIL_CHARS)}`
+    const shown = shownToolInput(input, 'input')
+    expect(shown.text.charCodeAt(0)).toBe('😀'.charCodeAt(0))
+    expect(shown.text.length + shown.omitted).toBe(input.length)
+  })
+})
+
+describe('shownToolOutput', () => {
+  it('pretty-prints JSON output', () => {
+    expect(shownToolOutput('[{"id":1}]', false, '{}')).toEqual({ text: '[\n  {\n    "id": 1\n  }\n]', tag: 'json', omitted: 0 })
+  })
+
+  it('highlights a cut output that opens like JSON as JSON, unchanged (it cannot parse)', () => {
+    expect(shownToolOutput('{"hits": [{"id": 1}, {"id"', true, '{}')).toEqual({ text: '{"hits": [{"id": 1}, {"id"', tag: 'json', omitted: 0 })
+  })
+
+  it('takes the language of a read file from the extension its input names', () => {
+    expect(shownToolOutput('export const a = 1', false, '{"path":"src/app/Main.TS"}').tag).toBe('ts')
+    expect(shownToolOutput('fn main() {}', false, '{"file_path":"C:\\\\src\\\\main.rs"}').tag).toBe('rs')
+    expect(shownToolOutput('plain words', false, '{"path":"README"}').tag).toBeUndefined()
+    expect(shownToolOutput('plain words', false, '{"query":"a.ts"}').tag).toBeUndefined()
+  })
+
+  it('recognises scripts and diffs by their first lines', () => {
+    expect(shownToolOutput('#!/bin/sh\nset -eu', false, '{}').tag).toBe('sh')
+    expect(shownToolOutput('#!/usr/bin/env python3\nprint(1)', false, '{}').tag).toBe('python')
+    expect(shownToolOutput('diff --git a/x b/x\n', false, '{}').tag).toBe('diff')
+    expect(shownToolOutput('--- a/x\n+++ b/x\n@@ -1 +1 @@', false, '{}').tag).toBe('diff')
+  })
+
+  it('leaves plain text plain and unchanged', () => {
+    expect(shownToolOutput('3 results for "deploy"', false, '{"query":"deploy"}')).toEqual({ text: '3 results for "deploy"', tag: undefined, omitted: 0 })
+  })
+})
+
+describe('durations', () => {
+  it('times a tool by the daemon’s own clock once it ended', () => {
+    expect(toolDurationMs(tool({ started_at: 1_000, ended_at: 3_500 }))).toBe(2_500)
+    expect(toolDurationMs(tool({ status: 'running', ended_at: undefined }))).toBeUndefined()
+  })
+
+  it('spans reasoning between two tools from the first one’s end to the next one’s start', () => {
+    const parts: Part[] = [tool({ ended_at: 2_000 }), { type: 'reasoning', text: 'r' }, tool({ tool_call_id: 'tc_2', started_at: 6_000 })]
+    expect(reasoningSpanMs(parts, 1)).toBe(4_000)
+  })
+
+  it('has no span for reasoning with no tool on one side, or a tool that has not ended', () => {
+    expect(reasoningSpanMs([{ type: 'reasoning', text: 'r' }, tool()], 0)).toBeUndefined()
+    expect(reasoningSpanMs([tool({ ended_at: 2_000 }), { type: 'reasoning', text: 'r' }, { type: 'text', text: 't' }], 1)).toBeUndefined()
+    expect(reasoningSpanMs([tool({ status: 'running' }), { type: 'reasoning', text: 'r' }, tool({ started_at: 6_000 })], 1)).toBeUndefined()
+  })
+
+  it('ticks at the next whole second of elapsed time', () => {
+    expect(nextSecondIn(0)).toBe(1000)
+    expect(nextSecondIn(2_300)).toBe(700)
+    expect(nextSecondIn(-5)).toBe(1000)
+    expect(nextSecondIn(Number.NaN)).toBe(1000)
+  })
+})
+
+describe('utf8Length', () => {
+  it('counts bytes as UTF-8 does', () => {
+    for (const text of ['', 'abc', 'é', '部署', '😀', 'a😀b部', '\ud800x']) {
+      expect(utf8Length(text), text).toBe(new TextEncoder().encode(text).length)
+    }
+  })
+})
