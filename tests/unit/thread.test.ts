@@ -1,0 +1,198 @@
+/**
+ * The thread: one session's snapshot composed from history, the outbox and the live runs, and
+ * the rules of its actions (when a regenerate asks first, what the tail shortcuts do, when the
+ * session's streams are let go), over a scripted client and a real query cache.
+ */
+import { QueryClient } from '@tanstack/query-core'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { neighbourOf, successorOf } from '../../src/thread/session-order'
+import { replyState } from '../../src/thread/reply-state'
+import { createChatRuntime } from '../../src/thread/runtime'
+import { createThread, type Thread } from '../../src/thread/thread'
+import { createDaemonClient } from '../../src/wire/http'
+import type { CancelReceipt, Message, RegenerateReceipt, Session } from '../../src/wire/types'
+import { memoryBackend } from './memory-backend'
+
+const SID = 'ses_1'
+
+const operator = (id: string, extra: Partial<Message> = {}): Message => ({ id, session_id: SID, role: 'operator', content: `question ${id}`, created_at: 0, superseded: false, ...extra })
+const reply = (id: string, replyTo: string, status: Message['status'] = 'complete', extra: Partial<Message> = {}): Message => ({
+  id,
+  session_id: SID,
+  role: 'agent',
+  content: `answer ${id}`,
+  created_at: 0,
+  superseded: false,
+  reply_to: replyTo,
+  run_id: `run_${id}`,
+  status,
+  ...extra,
+})
+
+const open: Thread[] = []
+const disconnects: Array<() => void> = []
+afterEach(() => {
+  for (const d of disconnects.splice(0)) d()
+  open.length = 0
+})
+
+function harness(history: Message[]) {
+  const client = createDaemonClient({ baseUrl: 'http://daemon.test' })
+  const listMessages = vi.fn(async (_sid: string) => history)
+  const regenerate = vi.fn(async (_sid: string, _anchor: string): Promise<RegenerateReceipt> => ({ run_id: 'run_new', superseded: [], queued: false }))
+  const cancelRun = vi.fn(async (_sid: string, runId: string): Promise<CancelReceipt> => ({ run_id: runId, status: 'cancelled' }))
+  const runtime = createChatRuntime({ ...client, listMessages, regenerate, cancelRun }, memoryBackend())
+  const watch = vi.fn()
+  const release = vi.fn()
+  runtime.follower = { ...runtime.follower, watch, release }
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } })
+  const thread = createThread(runtime, queryClient, SID)
+  open.push(thread)
+  const connect = () => {
+    const disconnect = thread.connect()
+    disconnects.push(disconnect)
+    return disconnect
+  }
+  const ready = () => vi.waitFor(() => expect(thread.getState().phase).toBe('ready'))
+  return { runtime, thread, listMessages, regenerate, cancelRun, watch, release, connect, ready }
+}
+
+describe('the thread snapshot', () => {
+  it('is loading until a view connects and history is read, then holds its rows', async () => {
+    const { thread, connect, ready, listMessages, watch } = harness([operator('m1'), reply('r1', 'm1')])
+    expect(thread.getState().phase).toBe('loading')
+    expect(listMessages).not.toHaveBeenCalled()
+    connect()
+    await ready()
+    const { rows, active } = thread.getState()
+    expect(rows.map((row) => row.kind)).toEqual(['operator', 'agent'])
+    expect(active).toBe(false)
+    // The history read went to the follower, which follows what runs.
+    expect(watch).toHaveBeenCalledWith(SID, expect.arrayContaining([expect.objectContaining({ id: 'r1' })]))
+  })
+
+  it('shows a send the daemon has not confirmed, and drops a parked one history shows after all', async () => {
+    const { thread, runtime, connect, ready } = harness([operator('m1', { client_message_id: 'cid-landed' }), reply('r1', 'm1')])
+    runtime.outbox.put({ clientMessageId: 'cid-landed', sessionId: SID, content: 'question m1', state: 'not_sent', createdAt: 0 })
+    runtime.outbox.put({ clientMessageId: 'cid-parked', sessionId: SID, content: 'still mine', state: 'not_sent', createdAt: 0 })
+    connect()
+    await ready()
+    await vi.waitFor(() => expect(runtime.outbox.get('cid-landed')).toBeUndefined())
+    const { rows, pending } = thread.getState()
+    expect(pending.map((e) => e.clientMessageId)).toEqual(['cid-parked'])
+    expect(rows.map((row) => row.kind)).toEqual(['operator', 'agent', 'pending'])
+  })
+
+  it('lets go of the session\'s streams and schedulers only when the last view disconnects', async () => {
+    const { connect, ready, release } = harness([])
+    const first = connect()
+    const second = connect()
+    await ready()
+    first()
+    first()
+    expect(release).not.toHaveBeenCalled()
+    second()
+    expect(release).toHaveBeenCalledWith(SID)
+  })
+})
+
+describe('regenerate', () => {
+  it('asks first when it would replace later operator messages, and regenerates once on yes', async () => {
+    const { thread, connect, ready, regenerate } = harness([operator('m1'), reply('r1', 'm1'), operator('m2'), reply('r2', 'm2')])
+    connect()
+    await ready()
+    thread.regenerate('m1')
+    expect(thread.getState().confirming).toEqual({ anchorId: 'm1', count: 3 })
+    expect(regenerate).not.toHaveBeenCalled()
+    thread.confirmRegenerate()
+    thread.confirmRegenerate()
+    expect(thread.getState().confirming).toBeUndefined()
+    expect(regenerate).toHaveBeenCalledTimes(1)
+    expect(regenerate).toHaveBeenCalledWith(SID, 'm1')
+  })
+
+  it('does not ask for the last reply, and says the request is in flight until it settles', async () => {
+    const { thread, connect, ready, regenerate } = harness([operator('m1'), reply('r1', 'm1')])
+    connect()
+    await ready()
+    thread.regenerate('m1')
+    expect(regenerate).toHaveBeenCalledTimes(1)
+    expect(thread.getState().regenerating.has('m1')).toBe(true)
+    await vi.waitFor(() => expect(thread.getState().regenerating.has('m1')).toBe(false))
+  })
+
+  it('keeps a refusal as a value for the reply it was asked on', async () => {
+    const { thread, connect, ready, regenerate } = harness([operator('m1'), reply('r1', 'm1')])
+    const refusal = new Error('refused')
+    regenerate.mockRejectedValueOnce(refusal)
+    connect()
+    await ready()
+    thread.regenerate('m1')
+    await vi.waitFor(() => expect(thread.getState().regenerateError).toEqual({ anchorId: 'm1', error: refusal }))
+  })
+
+  it('cancelling the question regenerates nothing', async () => {
+    const { thread, connect, ready, regenerate } = harness([operator('m1'), reply('r1', 'm1'), operator('m2'), reply('r2', 'm2')])
+    connect()
+    await ready()
+    thread.regenerate('m1')
+    thread.cancelConfirm()
+    thread.confirmRegenerate()
+    expect(regenerate).not.toHaveBeenCalled()
+  })
+})
+
+describe('the tail shortcuts', () => {
+  it('stop the reply being written, and do nothing else while it runs', async () => {
+    const { thread, connect, ready, cancelRun, regenerate } = harness([operator('m1'), reply('r1', 'm1', 'streaming')])
+    connect()
+    await ready()
+    expect(thread.getState().active).toBe(true)
+    expect(thread.shortcut('retryOrRegenerate')).toBe(false)
+    expect(thread.shortcut('stopOrCancel')).toBe(true)
+    expect(cancelRun).toHaveBeenCalledWith(SID, 'run_r1')
+    expect(regenerate).not.toHaveBeenCalled()
+  })
+
+  it('regenerate an ended reply, and find nothing to stop', async () => {
+    const { thread, connect, ready, cancelRun, regenerate } = harness([operator('m1'), reply('r1', 'm1')])
+    connect()
+    await ready()
+    expect(thread.shortcut('stopOrCancel')).toBe(false)
+    expect(thread.shortcut('retryOrRegenerate')).toBe(true)
+    expect(regenerate).toHaveBeenCalledWith(SID, 'm1')
+    expect(cancelRun).not.toHaveBeenCalled()
+  })
+
+  it('act on nothing in a session whose last message is the operator\'s', async () => {
+    const { thread, connect, ready } = harness([operator('m1')])
+    connect()
+    await ready()
+    expect(thread.shortcut('stopOrCancel')).toBe(false)
+    expect(thread.shortcut('retryOrRegenerate')).toBe(false)
+  })
+})
+
+describe('replyState', () => {
+  it('offers Regenerate on a reply with an anchor and no scheduler, never on one without', () => {
+    expect(replyState(reply('r1', 'm1'), undefined, undefined, 0).canRegenerate).toBe(true)
+    const { reply_to: _, ...orphan } = reply('r1', 'm1')
+    expect(replyState(orphan, undefined, undefined, 0).canRegenerate).toBe(false)
+  })
+})
+
+describe('session order', () => {
+  const list = ['a', 'b', 'c'].map((id): Session => ({ id, title: id, status: 'idle', created_at: 0, updated_at: 0 }))
+  it('walks the list and stops at its ends; from nowhere, previous is the last', () => {
+    expect(neighbourOf(list, 'a', 'next')?.id).toBe('b')
+    expect(neighbourOf(list, 'c', 'next')).toBeUndefined()
+    expect(neighbourOf(list, 'a', 'previous')).toBeUndefined()
+    expect(neighbourOf(list, undefined, 'previous')?.id).toBe('c')
+    expect(neighbourOf(list, undefined, 'next')?.id).toBe('a')
+  })
+  it('puts the next session in a deleted one\'s place, or the one before it at the end', () => {
+    expect(successorOf(list, 'b')?.id).toBe('c')
+    expect(successorOf(list, 'c')?.id).toBe('b')
+    expect(successorOf(list, 'x')).toBeUndefined()
+  })
+})
