@@ -17,7 +17,7 @@ import { z } from 'zod/mini'
 import type { KeyedStore, Slot } from '../storage/keyed-store'
 import { usageSchema, type Message, type MessageStatus, type Part, type StreamFrame, type Usage, type WireError } from '../wire/types'
 import { browserInput, frameOrTimeout, pacedFrames, STREAM_FLUSH_GAP_MS, yieldingToInput, type FlushScheduler } from './pacing'
-import { answerText, createPartsBuilder, cutToMarks, historyParts, partMarkSchema, type LivePart, type PartMark, type PartsBuilder } from './parts'
+import { answerText, createPartsBuilder, cutToMarks, historyParts, partMarkSchema, type LivePart, type PartMark, type PartsBuilder, type StepFrame } from './parts'
 
 /** Tier 1 (the daemon's in-run retry) waiting before its next attempt, as the stream told it. */
 export type Tier1Wait = {
@@ -45,12 +45,12 @@ export type LiveRun = {
   unreadable: number
   /** When the first `reasoning` frame came, on the browser's clock. */
   reasoningStartedAt?: number
-  /** When the first frame after reasoning began came that was not reasoning (the agent stopped thinking), on the browser's clock. */
+  /** When the first frame after the thinking began that was not reasoning came (the agent stopped thinking), on the browser's clock. */
   reasoningEndedAt?: number
   error?: WireError
   /** Runs ahead of this one while queued. */
   position?: number
-  /** Set while tier 1 waits; cleared by the next delta or the run's end. */
+  /** Set while tier 1 waits; cleared by the agent's next step (text, reasoning or a tool) or the run's end. */
   tier1?: Tier1Wait
   /** Tier 1 waits seen in this run so far (announced once each). */
   tier1Waits: number
@@ -201,7 +201,7 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
   }
 
   /** A step the agent published: the run is writing, and tier 1 (which never retries after one) is over. */
-  function step(entry: Entry, frame: Extract<StreamFrame, { type: 'delta' | 'reasoning' | `tool_${string}` }>, now: number) {
+  function step(entry: Entry, frame: StepFrame, now: number) {
     const { state } = entry
     if (!entry.steps.apply(frame, now)) {
       state.unreadable += 1
@@ -322,9 +322,7 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
       const steps = createPartsBuilder(base)
       const content = base ? answerText(base) : ''
       const snapshot = { ...state, content, parts: steps.flush() }
-      const entry: Entry = { state, content, pending: [], steps, snapshot, dirty: false, slot, savedAt: clock.now() }
-      if (thought) entry.thoughtFrom = thought.from
-      entries.set(runId, entry)
+      entries.set(runId, { state, content, pending: [], steps, thoughtFrom: thought?.from, snapshot, dirty: false, slot, savedAt: clock.now() })
       notify(runId)
       return state.lastEventId
     },
