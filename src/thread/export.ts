@@ -9,6 +9,7 @@ import { describeFailure, failureOfWireError } from '../i18n/describe-failure'
 import type { Message, Session } from '../wire/types'
 import { sessionLabel } from '../chat/sessions/session-label'
 import { buildTranscript } from './transcript-model'
+import { isActive } from '../wire/status'
 
 /** A file name from the title and the date: `deploy-log-2026-12-01.md`. Safe on every file system. */
 export function exportFileName(title: string, at: number, extension: 'md' | 'json'): string {
@@ -77,7 +78,7 @@ function agentBody(t: TFunction, message: Message): string {
     parts.push(`> **${t('export.failed')}** ${text}${code ? ` (${t('transcript.supportCode', { code })})` : ''}`)
   } else if (message.status === 'cancelled') {
     parts.push(`> ${t('status.cancelled')}`)
-  } else if (message.status === 'queued' || message.status === 'streaming') {
+  } else if (isActive(message.status)) {
     parts.push(`> ${t('export.unfinished')}`)
   }
   return parts.join('\n\n')

@@ -5,9 +5,11 @@
  */
 import type { LiveNews, Tier1Wait } from '../live/live-runs'
 import type { SessionRetries } from '../retry/scheduler'
-import { nextAnnouncement, retryView, SILENT, type AnnouncerState, type RetryAnnouncement, type RetryView } from '../retry/view'
+import { nextAnnouncement, SILENT, type AnnouncerState, type RetryAnnouncement } from '../retry/announcer'
+import { retryView, type RetryView } from '../retry/view'
 import type { OutboxEntry, OutboxState } from '../send/outbox'
 import type { Message, MessageStatus, WireError } from '../wire/types'
+import { isActive } from '../wire/status'
 
 /** A tier 2 arming: the countdown or the "retry after" time. */
 export type Arming = Extract<RetryAnnouncement, { kind: 'armed' | 'paused' }>
@@ -44,7 +46,6 @@ export type SessionInputs = {
   now: number
 }
 
-const isActive = (status: MessageStatus) => status === 'queued' || status === 'streaming'
 const statusOf = (message: Message): MessageStatus => message.status ?? 'complete'
 
 /**

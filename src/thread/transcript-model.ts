@@ -164,11 +164,6 @@ export function regenerateImpact(messages: readonly Message[], anchorId: string)
   return { replaced: after.length, operator: after.filter((m) => m.role === 'operator').length }
 }
 
-/** True while a reply is queued or streaming (Stop applies). */
-export function isActive(message: Message): boolean {
-  return message.status === 'queued' || message.status === 'streaming'
-}
-
 /** What find-in-session searches in a row: the message, and the earlier versions folded under it. */
 export function transcriptText(item: TranscriptItem): string {
   if (item.kind === 'pending') return item.entry.content
