@@ -124,17 +124,14 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
     followOnAppend: true,
     scrollEndThreshold: PIN_SLACK_PX,
     // A row's size or the scroll changing writes the rows' positions and the content's height
-    // straight to the DOM; React renders the transcript again only when the window's range or
-    // its scrolling state changes. Otherwise every measurement of a streaming reply (a commit of
-    // text, 20 a second) and every step of a scroll rendered the whole window again.
+    // straight to the DOM: React renders the transcript again only when the window's range or
+    // its scrolling state changes, never for a streaming reply's growth or a scroll step.
     directDomUpdates: true,
     directDomUpdatesMode: 'transform',
-    // A scroll that brings new rows into the window renders them in a task of their own, as React
-    // schedules it, not synchronously inside the scroll event (TanStack's default, `flushSync`).
-    // Each jump of a fast scroll mounts a window of replies (their Markdown, their layout): inside
-    // the event that was one task of 50-66 ms with the event's own work and a forced layout
-    // (traced, 40 jumps each way over 10,000 messages); in a task of its own the longest is about
-    // 35 ms, and scroll events that come together render once.
+    // Rows a scroll brings into the window render in a task of their own, as React schedules it,
+    // not synchronously inside the scroll event (TanStack's default, `flushSync`): mounting a
+    // window of replies inside the event makes it a long task, and scroll events that come
+    // together then render once.
     useFlushSync: false,
   })
   last.current = virtualizer
