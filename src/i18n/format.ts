@@ -1,6 +1,6 @@
 /**
- * Times shown next to a retry. Both are plain functions of their arguments (no clock read here),
- * so the caller's `now` and fake timers decide what they print.
+ * Times shown next to a retry. Plain functions of their arguments (no clock read here), so the
+ * caller's `now` and fake timers decide what they print.
  */
 
 /**
@@ -34,20 +34,6 @@ export function formatClockTime(deadline: number, now: number, lng: string, inva
 }
 
 /**
- * A countdown for `ms` left, as "m:ss" ("0:05", "2:05", "5:00"), or "h:mm:ss" from an hour on.
- * Rounds up to whole seconds, so it never reads "0:00" while the wait is still running; negative
- * or non-finite input reads "0:00". Digits and colons only: the same in every language, so the
- * caller puts it inside a worded sentence.
- */
-export function formatCountdown(ms: number): string {
-  const total = countdownSeconds(ms)
-  const hours = Math.floor(total / 3600)
-  const minutes = Math.floor((total % 3600) / 60)
-  const seconds = String(total % 60).padStart(2, '0')
-  return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`
-}
-
-/**
  * Whole seconds left in a wait of `ms`, rounded up (for "Retrying in {{seconds}} s"); 0 when the
  * wait is over or `ms` is not a finite number.
  */
@@ -61,15 +47,6 @@ const MAX_DATE_MS = 8.64e15
 /** True for a time `Intl.DateTimeFormat` can format without throwing. Check before formatting any wire time. */
 export function isFormattableTime(ms: unknown): ms is number {
   return typeof ms === 'number' && Number.isFinite(ms) && Math.abs(ms) <= MAX_DATE_MS
-}
-
-/**
- * A date and time for any wire time (a message's `created_at`, an export's header), or `invalid`
- * when it is no time a Date can hold: never a throw in render.
- */
-export function formatDateTime(ms: number, lng: string, options: Intl.DateTimeFormatOptions = { dateStyle: 'long', timeStyle: 'short' }, invalid = ''): string {
-  if (!isFormattableTime(ms)) return invalid
-  return dateTimeFormat(lng, options).format(new Date(ms))
 }
 
 function dateTimeFormat(lng: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {

@@ -1,6 +1,7 @@
 /**
- * The network side of the tier 2 machine, built from a daemon client: the regenerate request
- * and the cancel of a run the daemon accepted while the operator was cancelling.
+ * The network side of the tier 2 machine, built from a daemon client: the regenerate request,
+ * dispatched once per attempt across the tabs (a Web Lock per session and anchor), and the cancel
+ * of a run the daemon accepted while the operator was cancelling.
  */
 import { fromPromise } from 'xstate'
 import { LOCK_PREFIX, type LockManagerLike } from '../storage/locks'
@@ -8,18 +9,21 @@ import type { DaemonClient } from '../wire/http'
 import type { RegenerateReceipt } from '../wire/types'
 import { strayRun } from './eligibility'
 import {
-  fromSharedRegenerate,
+  fromRegenerate,
   isRegenerateRefusal,
+  lostDispatch,
   retryMachine,
   type CancelAcceptedInput,
   type CancelAcceptedOutput,
+  type Declined,
+  type LostDispatch,
   type NetworkProbe,
   type RegenerateInput,
 } from './machine'
 import { retryDeadline } from './schedule'
-import type { RetryBoard } from './board'
+import type { BoardRecord, RetryBoard } from './board'
 
-export type RetryActorsOptions = {
+type DispatchOptions = {
   client: Pick<DaemonClient, 'regenerate' | 'cancelRun' | 'listMessages'>
   /**
    * History changed behind the transcript's back: after a regenerate is accepted, and after a
@@ -35,10 +39,8 @@ export type RetryActorsOptions = {
 }
 
 /** The lock a tab holds while it dispatches an attempt for this anchor. */
-export const dispatchLockName = (sessionId: string, anchorId: string) =>
+const dispatchLockName = (sessionId: string, anchorId: string) =>
   `${LOCK_PREFIX}retry.${encodeURIComponent(sessionId)}.${encodeURIComponent(anchorId)}`
-
-type Declined = { skipped: 'cancelled' | 'stale' | 'rearm'; runId?: string }
 
 /**
  * One attempt, dispatched by exactly one tab. Every tab whose countdown ends asks for the
@@ -48,7 +50,7 @@ type Declined = { skipped: 'cancelled' | 'stale' | 'rearm'; runId?: string }
  * cancelled and sends nothing.
  */
 async function dispatchOnce(
-  { client, refreshHistory, locks, board, clock = Date, network }: RetryActorsOptions,
+  { client, refreshHistory, locks, board, clock = Date, network }: DispatchOptions,
   input: RegenerateInput,
   signal: AbortSignal,
 ): Promise<RegenerateReceipt | Declined> {
@@ -120,16 +122,8 @@ async function dispatchOnce(
       receipt = await send()
     } catch (error) {
       // Say on the board how the attempt ended before the lock passes on, so the next holder
-      // neither sends it again nor stays behind: the same outcome the machine takes.
-      if (!signal.aborted) {
-        const now = clock.now()
-        if (isRegenerateRefusal(error) && error.status < 500) board.update(input.sessionId, input.anchorId, failureId, { phase: 'settled' })
-        else if (network?.online() === false) board.update(input.sessionId, input.anchorId, failureId, { phase: 'armed', deadline: now, paused: false })
-        else {
-          const next = retryDeadline({ attempt: input.attempt + 1, now })
-          board.update(input.sessionId, input.anchorId, failureId, { phase: 'armed', attempt: input.attempt + 1, ...next })
-        }
-      }
+      // neither sends it again nor stays behind: the outcome the machine takes (`lostDispatch`).
+      if (!signal.aborted) board.update(input.sessionId, input.anchorId, failureId, boardAfter(lostDispatch(error, network?.online() === false), input.attempt, clock.now()))
       throw error
     }
     // Cancelled in another tab while this request was on the wire: the run it started is
@@ -144,12 +138,24 @@ async function dispatchOnce(
   })
 }
 
+/** What the board says of an attempt lost as `lost`, at `now`: where the machine goes next. */
+function boardAfter(lost: LostDispatch, attempt: number, now: number): Partial<BoardRecord> {
+  switch (lost) {
+    case 'refused':
+      return { phase: 'settled' }
+    case 'offline':
+      return { phase: 'armed', deadline: now, paused: false }
+    case 'lost':
+      return { phase: 'armed', attempt: attempt + 1, ...retryDeadline({ attempt: attempt + 1, now }) }
+  }
+}
+
 /** The machine with its network actors. */
-export function retryMachineFor(options: RetryActorsOptions) {
+export function retryMachineFor(options: DispatchOptions) {
   const { client, refreshHistory } = options
   return retryMachine.provide({
     actors: {
-      regenerate: fromSharedRegenerate((input, signal) => dispatchOnce(options, input, signal)),
+      regenerate: fromRegenerate((input, signal) => dispatchOnce(options, input, signal)),
       cancelAccepted: fromPromise<CancelAcceptedOutput, CancelAcceptedInput>(async ({ input }) => {
         if (input.runId) {
           await client.cancelRun(input.sessionId, input.runId)

@@ -1,12 +1,23 @@
 /**
- * Which failed reply may arm which anchor's scheduler, given history. Pure functions of the
- * daemon's persisted messages (never a frame the stream has not confirmed in history) and the
- * failures the operator cancelled. The machine then checks the classification itself
- * (`isArmable` in schedule.ts) and that the failure is fresh.
+ * When tier 2 arms, in one place. A failed reply arms its anchor's scheduler only when all three
+ * hold, each a pure function here:
+ *
+ * 1. `armingCandidate` (the scheduler's `feed`, on every history read): it is the reply at the end
+ *    of the conversation, history has recorded its failure, and the operator has not cancelled its
+ *    retry;
+ * 2. `isArmable` (the machine's `freshArmableFailure` guard): its persisted classification says
+ *    `retryable` and names a transient class;
+ * 3. `isFreshFailure` (the same guard): it is newer than anything this anchor's scheduler has
+ *    already armed from, settled or cancelled.
+ *
+ * And when a scheduler is let go again (`outlivedBy`). Everything is read from the daemon's
+ * persisted messages, never from a frame the stream has not confirmed in history.
  */
 import type { Message } from '../wire/types'
+import { TRANSIENT_RETRY_CLASSES } from '../wire/types'
 
 const ENDED = new Set(['complete', 'failed', 'cancelled'])
+const transientClasses: ReadonlySet<string> = new Set(TRANSIENT_RETRY_CLASSES)
 
 /** The last message of the main flow (superseded ones are history's past, not its end). */
 function tailOf(history: readonly Message[]): Message | undefined {
@@ -26,10 +37,67 @@ export function armingCandidate(history: readonly Message[], cancelled: Readonly
   return { anchorId: tail.reply_to, failure: tail }
 }
 
+/**
+ * Whether this message may arm tier 2: a current (not superseded) agent reply that failed with a
+ * persisted classification saying `retryable` and naming a transient class. Everything else —
+ * a cancelled run, a superseded reply, a coarse failure with no classification, a terminal or
+ * unknown class even when marked retryable — is left to the operator.
+ */
+export function isArmable(message: Message): boolean {
+  if (message.role !== 'agent' || message.superseded) return false
+  // A cancelled run ends `cancelled`, never `failed`: a cancelled run must never arm tier 2.
+  if (message.status !== 'failed') return false
+  const retry = message.retry
+  if (retry === undefined || retry.retryable !== true) return false
+  return transientClasses.has(retry.retry_class)
+}
+
+/** What a scheduler remembers of its anchor's last episode, as `isFreshFailure` reads it. */
+export type EpisodeMemory = {
+  anchorId: string
+  /** The failed reply it last armed from (or settled on). */
+  failedMessageId: string | null
+  /** `created_at` of that reply. */
+  failureCreatedAt: number | null
+  /** The run it last watched, settled or cancelled. */
+  runId: string | null
+}
+
+/** Whether `message` is a failure of this anchor the scheduler has not dealt with yet. */
+export function isFreshFailure(memory: EpisodeMemory, message: Message): boolean {
+  if (message.reply_to !== memory.anchorId) return false
+  // The same failure never arms twice, and an older one (from a stale transcript) never re-arms.
+  if (message.id === memory.failedMessageId) return false
+  if (memory.failureCreatedAt !== null && message.created_at <= memory.failureCreatedAt) return false
+  // A failure of a run this scheduler already settled or cancelled (a cancel that landed too
+  // late) never arms: the operator's cancel must stick.
+  return message.run_id === undefined || message.run_id !== memory.runId
+}
+
 /** True while the reply at the end of the conversation still answers `anchorId`. */
 export function answersTail(history: readonly Message[], anchorId: string): boolean {
   const tail = tailOf(history)
   return tail?.role === 'agent' && tail.reply_to === anchorId
+}
+
+/**
+ * Whether history has moved past an anchor's scheduler, so that it is let go: the operator wrote
+ * after its reply, or regenerated it (here or in another tab), and its countdown must not
+ * regenerate over that. A scheduler at rest (settled, cancelled, refused) of an earlier reply has
+ * nothing more to show or do (its cancel is remembered in storage), so letting it go keeps one
+ * scheduler per session however long the conversation runs. One with a request or a run in
+ * flight (`busy`) handles its own outcome.
+ */
+export function outlivedBy(
+  history: readonly Message[],
+  anchorId: string,
+  failedMessageId: string | null,
+  stance: 'waiting' | 'at rest' | 'busy',
+): boolean {
+  if (stance === 'busy') return false
+  if (!answersTail(history, anchorId)) return true
+  const failure = failedMessageId ? history.find((m) => m.id === failedMessageId) : undefined
+  return stance === 'waiting' && failure?.superseded === true
 }
 
 /** The reply of `runId` once history records its end (with its persisted outcome). */

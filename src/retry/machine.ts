@@ -1,8 +1,8 @@
 /**
  * The tier 2 retry scheduler for one anchor (the operator message whose replies keep failing):
  * arms from a persisted, classified failure, counts down to a deadline, regenerates the anchor,
- * watches the new run, and stops the moment the operator cancels. The schedule itself is in
- * `schedule.ts`; this machine only decides when to consult it.
+ * watches the new run, and stops the moment the operator cancels. Whether a failure arms is
+ * eligibility.ts and the waits are schedule.ts; this machine only decides when to consult them.
  *
  * The network is injected: `regenerate` and `cancelAccepted` are named actors whose real
  * implementations are supplied with `retryMachine.provide({ actors: { ... } })`.
@@ -10,8 +10,9 @@
 import { and, assertEvent, assign, fromPromise, setup } from 'xstate'
 import type { SnapshotFrom } from 'xstate'
 import type { Message, RegenerateReceipt } from '../wire/types'
-import { isArmable, remainingMs, retryDeadline } from './schedule'
-import type { BoardRecord, RetryBoard } from './board'
+import { isArmable, isFreshFailure } from './eligibility'
+import { remainingMs, retryDeadline } from './schedule'
+import type { BoardPhase, BoardRecord, RetryBoard } from './board'
 
 /**
  * The clock the machine reads; injected so tests and the hook agree on "now". `fromDaemon`
@@ -96,13 +97,21 @@ export type RegenerateInput = {
   failureCreatedAt: number | null
 }
 /**
+ * Why the tab holding the dispatch lock sent nothing, and where that leaves this machine:
+ * - `cancelled`: the operator cancelled in another tab (`cancelled`);
+ * - `rearm`: another tab made this attempt and lost it; its next attempt is on the board (`armed`);
+ * - `stale`: the schedule moved on elsewhere (a later failure, a regenerate by hand) (`idle`).
+ */
+export type SkipReason = 'cancelled' | 'stale' | 'rearm'
+/** A regenerate that sent nothing; `runId` is a run it started and cancelled at once. */
+export type Declined = { skipped: SkipReason; runId?: string }
+
+/**
  * Output of the `regenerate` actor, tagged with the generation that asked for it: the receipt
  * (this tab's request, or the run another tab's request started for the same attempt), or why
- * nothing was sent: the operator cancelled in another tab, or the schedule has moved on.
+ * nothing was sent.
  */
-export type RegenerateOutput =
-  | { generation: number; receipt: RegenerateReceipt }
-  | { generation: number; skipped: 'cancelled' | 'stale' | 'rearm'; runId?: string }
+export type RegenerateOutput = { generation: number; receipt: RegenerateReceipt } | ({ generation: number } & Declined)
 
 /** Input of the `cancelAccepted` actor. */
 export type CancelAcceptedInput = {
@@ -119,7 +128,7 @@ export type CancelAcceptedOutput = { runId?: string } | void
 /** The longest delay a timer can hold (setTimeout's signed 32-bit limit); longer waits re-check. */
 export const MAX_TIMER_MS = 2 ** 31 - 1
 /** While offline with an overdue attempt, how often the clock is looked at (the `online` event is the real cue). */
-export const OFFLINE_RECHECK_MS = 30_000
+const OFFLINE_RECHECK_MS = 30_000
 
 function notProvided(name: string): never {
   throw new Error(
@@ -128,22 +137,11 @@ function notProvided(name: string): never {
 }
 
 /**
- * Builds the `regenerate` actor from a plain request function, tagging the output with the
- * generation it was started with so the machine can drop a late answer to an older arming.
+ * Builds the `regenerate` actor from a request function, tagging the output with the generation
+ * it was started with so the machine can drop a late answer to an older arming. The request may
+ * decline to send (the tabs' dispatch check in dispatch.ts).
  */
-export function fromRegenerate(
-  request: (input: RegenerateInput, signal: AbortSignal) => Promise<RegenerateReceipt>,
-) {
-  return fromPromise<RegenerateOutput, RegenerateInput>(async ({ input, signal }) => ({
-    generation: input.generation,
-    receipt: await request(input, signal),
-  }))
-}
-
-/** Like `fromRegenerate`, for a request that may decline to send (the tabs' dispatch check). */
-export function fromSharedRegenerate(
-  request: (input: RegenerateInput, signal: AbortSignal) => Promise<RegenerateReceipt | { skipped: 'cancelled' | 'stale' | 'rearm'; runId?: string }>,
-) {
+export function fromRegenerate(request: (input: RegenerateInput, signal: AbortSignal) => Promise<RegenerateReceipt | Declined>) {
   return fromPromise<RegenerateOutput, RegenerateInput>(async ({ input, signal }) => {
     const result = await request(input, signal)
     if (!('skipped' in result)) return { generation: input.generation, receipt: result }
@@ -151,8 +149,16 @@ export function fromSharedRegenerate(
   })
 }
 
-function skippedBecause(output: RegenerateOutput, why: 'cancelled' | 'stale' | 'rearm'): boolean {
-  return 'skipped' in output && output.skipped === why
+/** Board phases in which a failure's episode is under way (or cancelled): an arming adopts them. */
+const ADOPTABLE: ReadonlySet<BoardPhase> = new Set(['armed', 'dispatching', 'watching', 'cancelled'])
+
+/**
+ * The board already holds this failure's episode at `attempt` or later (another tab, or this page
+ * before a reload): its attempt and deadline stand, so every tab counts down alike and a reload
+ * does not start again at 2 s.
+ */
+function boardHolds(record: BoardRecord | undefined, failureId: string | null, attempt: number): boolean {
+  return record !== undefined && failureId !== null && record.failureId === failureId && ADOPTABLE.has(record.phase) && record.attempt >= attempt
 }
 
 /** The attempt, deadline and face an arming should take, given the shared record of this anchor. */
@@ -160,20 +166,15 @@ function adoptFromBoard(
   record: BoardRecord | undefined,
   mine: { attempt: number; deadline: number; paused: boolean; failureId: string | null; runOfFailure: string | undefined },
   recompute: (attempt: number) => { deadline: number; paused: boolean },
-): { attempt: number; deadline: number; paused: boolean; adopted: boolean } {
-  if (!record || mine.failureId === null) return { ...mine, adopted: false }
-  // The same failure armed already (another tab, or this page before a reload): its attempt and
-  // deadline stand, so every tab counts down alike and a reload does not start again at 2 s.
-  const live = record.phase === 'armed' || record.phase === 'dispatching' || record.phase === 'watching' || record.phase === 'cancelled'
-  if (record.failureId === mine.failureId && live && record.attempt >= mine.attempt) {
-    return { attempt: record.attempt, deadline: record.deadline, paused: record.paused, adopted: true }
-  }
+): { attempt: number; deadline: number; paused: boolean } {
+  if (!record || mine.failureId === null) return mine
+  if (boardHolds(record, mine.failureId, mine.attempt)) return { attempt: record.attempt, deadline: record.deadline, paused: record.paused }
   // The failure of the run the record was watching: the attempt after that one.
   if (record.runId !== undefined && record.runId === mine.runOfFailure && record.attempt + 1 > mine.attempt) {
     const attempt = record.attempt + 1
-    return { attempt, ...recompute(attempt), adopted: false }
+    return { attempt, ...recompute(attempt) }
   }
-  return { ...mine, adopted: false }
+  return mine
 }
 
 /** True for an error shaped like a daemon refusal: a numeric HTTP status and a string code. */
@@ -183,14 +184,22 @@ export function isRegenerateRefusal(error: unknown): error is RegenerateRefusal 
   return typeof status === 'number' && typeof code === 'string'
 }
 
-function isFreshFailure(context: RetryContext, message: Message): boolean {
-  if (message.reply_to !== context.anchorId) return false
-  // The same failure never arms twice, and an older one (from a stale transcript) never re-arms.
-  if (message.id === context.failedMessageId) return false
-  if (context.failureCreatedAt !== null && message.created_at <= context.failureCreatedAt) return false
-  // A failure of a run this scheduler already settled or cancelled (a cancel that landed too
-  // late) never arms: the operator's cancel must stick.
-  return message.run_id === undefined || message.run_id !== context.runId
+/**
+ * How a regenerate that threw ends, the one rule for `dispatching.onError` and for what the tab
+ * holding the dispatch lock writes on the board before the lock passes on:
+ * - `refused`: the daemon refused it with a 4xx (message_not_found, not_operator_message,
+ *   unauthorized…), which will not pass by itself: retrying would loop, so the operator decides;
+ * - `offline`: lost while the browser is offline: that is the network, not the attempt, so the
+ *   same attempt waits, overdue, and fires the moment the browser is back online;
+ * - `lost`: lost in transit, or a 5xx (internal_error, daemon_unavailable, which change nothing
+ *   on the daemon): as transient as the failure that armed, so the next attempt waits longer.
+ */
+export type LostDispatch = 'refused' | 'offline' | 'lost'
+
+/** Which `LostDispatch` a regenerate's `error` is, `offline` as the browser was when it threw. */
+export function lostDispatch(error: unknown, offline: boolean): LostDispatch {
+  if (isRegenerateRefusal(error) && error.status < 500) return 'refused'
+  return offline ? 'offline' : 'lost'
 }
 
 /** Where the next arming's attempt number and provider time come from. */
@@ -229,13 +238,11 @@ export const retryMachine = setup({
       assertEvent(event, 'network')
       return event.online && context.deadline !== null && context.clock.now() >= context.deadline
     },
-    offlineNow: ({ context }) => !context.online || context.network?.online() === false,
     currentGeneration: ({ context }, params: { generation: number }) => params.generation === context.generation,
-    // 4xx refusals (message_not_found, not_operator_message, unauthorized…) will not pass by
-    // themselves: retrying them would loop. 5xx (internal_error, daemon_unavailable) change
-    // nothing on the daemon and may pass, so they are retried like a network failure.
-    refusedByDaemon: (_, params: { error: unknown }) =>
-      isRegenerateRefusal(params.error) && params.error.status < 500,
+    declinedAs: ({ context }, { output, reason }: { output: RegenerateOutput; reason: SkipReason }) =>
+      output.generation === context.generation && 'skipped' in output && output.skipped === reason,
+    lostAs: ({ context }, params: { error: unknown; outcome: LostDispatch }) =>
+      lostDispatch(params.error, !context.online || context.network?.online() === false) === params.outcome,
     watchedRun: ({ context, event }) => {
       assertEvent(event, 'run.settled')
       return context.runId !== null && event.runId === context.runId
@@ -268,23 +275,11 @@ export const retryMachine = setup({
       // fire early nor wait minutes too long.
       const until = typeof retryAfterUntil === 'number' && clock.fromDaemon ? clock.fromDaemon(retryAfterUntil) : retryAfterUntil
       const recompute = (n: number) => retryDeadline({ attempt: n, now: clock.now(), retryAfterUntil: until })
-      const failureId = failure?.id ?? context.failedMessageId
-      const failureCreatedAt = failure?.created_at ?? context.failureCreatedAt
       const chosen = adoptFromBoard(
         board?.read(sessionId, anchorId),
-        { attempt, ...recompute(attempt), failureId, runOfFailure: failure?.run_id },
+        { attempt, ...recompute(attempt), failureId: failure?.id ?? context.failedMessageId, runOfFailure: failure?.run_id },
         recompute,
       )
-      if (board && failureId !== null && !chosen.adopted) {
-        board.write(sessionId, anchorId, {
-          failureId,
-          failureCreatedAt: failureCreatedAt ?? 0,
-          attempt: chosen.attempt,
-          deadline: chosen.deadline,
-          paused: chosen.paused,
-          phase: 'armed',
-        })
-      }
       return {
         attempt: chosen.attempt,
         generation: context.generation + 1,
@@ -301,15 +296,31 @@ export const retryMachine = setup({
       return { attempt: record.attempt, deadline: record.deadline, paused: record.paused, generation: context.generation + 1 }
     }),
     /**
-     * The regenerate was lost while offline: that is the network, not the attempt. The same
-     * attempt waits, overdue, and fires the moment the browser is back online.
+     * Tells the other tabs (and a reload) the schedule `arm` chose, unless it was the board's to
+     * begin with: an adopted episode may be further on there (dispatching, watching, cancelled).
      */
+    shareArmed: ({ context }) => {
+      const { board, sessionId, anchorId, failedMessageId, attempt, deadline, paused } = context
+      if (!board || failedMessageId === null || deadline === null || boardHolds(board.read(sessionId, anchorId), failedMessageId, attempt)) return
+      board.write(sessionId, anchorId, {
+        failureId: failedMessageId,
+        failureCreatedAt: context.failureCreatedAt ?? 0,
+        attempt,
+        deadline,
+        paused,
+        phase: 'armed',
+      })
+    },
+    /** The regenerate was lost while offline (`LostDispatch`): the same attempt waits, overdue. */
     holdForNetwork: assign(({ context }) => {
       const now = context.clock.now()
-      const deadline = Math.min(context.deadline ?? now, now)
-      context.board?.update(context.sessionId, context.anchorId, context.failedMessageId ?? '', { phase: 'armed', deadline, paused: false })
-      return { generation: context.generation + 1, deadline, paused: false, online: false }
+      return { generation: context.generation + 1, deadline: Math.min(context.deadline ?? now, now), paused: false, online: false }
     }),
+    /** Tells the other tabs the held attempt is overdue. */
+    shareHeld: ({ context }) => {
+      const { board, sessionId, anchorId, failedMessageId, deadline } = context
+      if (deadline !== null) board?.update(sessionId, anchorId, failedMessageId ?? '', { phase: 'armed', deadline, paused: false })
+    },
     setOnline: assign(({ event }) => {
       assertEvent(event, 'network')
       return { online: event.online }
@@ -402,7 +413,7 @@ export const retryMachine = setup({
         }),
         onDone: [
           {
-            guard: ({ context, event }) => event.output.generation === context.generation && skippedBecause(event.output, 'cancelled'),
+            guard: { type: 'declinedAs', params: ({ event }) => ({ output: event.output, reason: 'cancelled' as const }) },
             // The operator cancelled in another tab before this one sent anything (or while it
             // was on the wire: the run it started was cancelled, and is remembered as such).
             target: 'cancelled.quiet',
@@ -412,14 +423,14 @@ export const retryMachine = setup({
             },
           },
           {
-            guard: ({ context, event }) => event.output.generation === context.generation && skippedBecause(event.output, 'rearm'),
+            guard: { type: 'declinedAs', params: ({ event }) => ({ output: event.output, reason: 'rearm' as const }) },
             // Another tab made this attempt and lost it: its next attempt is on the board, and
             // arming the next attempt adopts it.
             target: 'armed',
-            actions: { type: 'arm', params: ({ context }) => ({ attempt: context.attempt + 1, retryAfterUntil: undefined }) },
+            actions: [{ type: 'arm', params: ({ context }) => ({ attempt: context.attempt + 1, retryAfterUntil: undefined }) }, 'shareArmed'],
           },
           {
-            guard: ({ context, event }) => event.output.generation === context.generation && skippedBecause(event.output, 'stale'),
+            guard: { type: 'declinedAs', params: ({ event }) => ({ output: event.output, reason: 'stale' as const }) },
             // The schedule moved on elsewhere (a later failure, a regenerate by hand): history
             // will show where it stands, and arms from there (adopting the shared attempt).
             target: 'idle',
@@ -436,19 +447,21 @@ export const retryMachine = setup({
         ],
         // An abort never arrives here: it happens only when this state is left, and XState drops
         // the result of a stopped actor.
+        // One branch per `LostDispatch`. No run was seen, so the failure that armed still stands.
         onError: [
           {
-            guard: { type: 'refusedByDaemon', params: ({ event }) => ({ error: event.error }) },
+            guard: { type: 'lostAs', params: ({ event }) => ({ error: event.error, outcome: 'refused' as const }) },
             target: 'refused',
             actions: { type: 'recordRefusal', params: ({ event }) => ({ error: event.error }) },
           },
-          // Lost because the browser is offline: the attempt is not burned.
-          { guard: 'offlineNow', target: 'armed', actions: 'holdForNetwork' },
-          // A regenerate lost in transit is as transient as the failure that armed us: no run was
-          // seen, so that failure still stands and the next attempt simply waits longer.
+          {
+            guard: { type: 'lostAs', params: ({ event }) => ({ error: event.error, outcome: 'offline' as const }) },
+            target: 'armed',
+            actions: ['holdForNetwork', 'shareHeld'],
+          },
           {
             target: 'armed',
-            actions: { type: 'arm', params: ({ context }) => ({ attempt: context.attempt + 1, retryAfterUntil: undefined }) },
+            actions: [{ type: 'arm', params: ({ context }) => ({ attempt: context.attempt + 1, retryAfterUntil: undefined }) }, 'shareArmed'],
           },
         ],
       },
@@ -466,14 +479,17 @@ export const retryMachine = setup({
           {
             guard: and(['watchedRun', 'runFailedArmable']),
             target: 'armed',
-            actions: {
-              type: 'arm',
-              params: ({ context, event }) => ({
-                attempt: context.attempt + 1,
-                retryAfterUntil: event.message.retry?.retry_after_until,
-                failure: event.message,
-              }),
-            },
+            actions: [
+              {
+                type: 'arm',
+                params: ({ context, event }) => ({
+                  attempt: context.attempt + 1,
+                  retryAfterUntil: event.message.retry?.retry_after_until,
+                  failure: event.message,
+                }),
+              },
+              'shareArmed',
+            ],
           },
           // Failed for a reason tier 2 must not retry: the operator decides.
           { guard: and(['watchedRun', 'runFailed']), target: 'idle', actions: 'settle' },
@@ -531,11 +547,10 @@ function armOnFreshFailure() {
           return { attempt: 1, retryAfterUntil: event.message.retry?.retry_after_until, failure: event.message }
         },
       },
+      'shareArmed',
     ],
   } as const
 }
 
-/** The machine's type. */
-export type RetryMachine = typeof retryMachine
 /** A snapshot of the machine, as `retryView` reads it. */
 export type RetrySnapshot = SnapshotFrom<typeof retryMachine>

@@ -1,10 +1,9 @@
 /**
- * The tier 2 schedule: how long to wait before each automatic regenerate, and when a failed
- * reply may arm the scheduler at all. Pure functions of their arguments; the machine in
- * `machine.ts` calls them and owns the timers.
+ * The tier 2 schedule: how long to wait before each automatic regenerate. Pure functions of their
+ * arguments; the machine in `machine.ts` calls them and owns the timers. Whether a failure arms at
+ * all is eligibility.ts.
  */
-import type { Message } from '../wire/types'
-import { isValidTime, TRANSIENT_RETRY_CLASSES } from '../wire/types'
+import { isValidTime } from '../wire/types'
 
 /** The wait before the first automatic attempt. */
 export const BASE_WAIT_MS = 2000
@@ -14,8 +13,6 @@ export const MAX_WAIT_MS = 300_000
 // 2 s × 2^8 = 512 s is already past the cap, so any attempt from here on waits the cap; checking
 // this first keeps 2 ** (attempt − 1) from ever being evaluated for a huge attempt number.
 const FIRST_CAPPED_ATTEMPT = 1 + Math.ceil(Math.log2(MAX_WAIT_MS / BASE_WAIT_MS))
-
-const transientClasses: ReadonlySet<string> = new Set(TRANSIENT_RETRY_CLASSES)
 
 /**
  * The backoff wait before automatic attempt `attempt` (1-based): 2 s, then doubling, capped at
@@ -28,31 +25,11 @@ export function backoffMs(attempt: number): number {
   return Math.min(MAX_WAIT_MS, BASE_WAIT_MS * 2 ** (Math.floor(attempt) - 1))
 }
 
-/**
- * Whether this message may arm tier 2: a current (not superseded) agent reply that failed with a
- * persisted classification saying `retryable` and naming a transient class. Everything else —
- * a cancelled run, a superseded reply, a coarse failure with no classification, a terminal or
- * unknown class even when marked retryable — is left to the operator.
- */
-export function isArmable(message: Message): boolean {
-  if (message.role !== 'agent' || message.superseded) return false
-  // A cancelled run ends `cancelled`, never `failed`: a cancelled run must never arm tier 2.
-  if (message.status !== 'failed') return false
-  const retry = message.retry
-  if (retry === undefined || retry.retryable !== true) return false
-  return transientClasses.has(retry.retry_class)
-}
-
 /** What `retryDeadline` needs to know. All times are epoch milliseconds. */
 export type RetryDeadlineInput = {
   /** The upcoming automatic attempt, 1-based. */
   attempt: number
-  /**
-   * When the failure happened, if the caller knows it: the backoff then counts from that moment
-   * rather than from `now`. Ignored when it is not a finite time at or before `now`, so a skewed
-   * clock can never push the deadline further out.
-   */
-  failedAt?: number
+  /** The backoff counts from here. */
   now: number
   /** The provider's "not before this time", straight from the wire; trusted only when sane. */
   retryAfterUntil?: unknown
@@ -71,9 +48,8 @@ export type RetryDeadline = {
  * a past time has already been honoured, and anything else is a malformed wire value. The caller
  * has already placed it on the browser's clock (the daemon clock's `toLocal`).
  */
-export function retryDeadline({ attempt, failedAt, now, retryAfterUntil }: RetryDeadlineInput): RetryDeadline {
-  const base = typeof failedAt === 'number' && Number.isFinite(failedAt) && failedAt <= now ? failedAt : now
-  let deadline = base + backoffMs(attempt)
+export function retryDeadline({ attempt, now, retryAfterUntil }: RetryDeadlineInput): RetryDeadline {
+  let deadline = now + backoffMs(attempt)
   // A time past the last valid Date is no time: the normal wait applies, and nothing formats it.
   if (isValidTime(retryAfterUntil) && retryAfterUntil > now) {
     deadline = Math.max(deadline, retryAfterUntil)

@@ -1,18 +1,20 @@
 /**
- * The tier 2 scheduler registry: one machine per anchor, per session, fed from history. It holds
- * every rule of when tier 2 arms (see eligibility.ts and the machine's guards), remembers the
- * failures whose retry the operator cancelled (across reloads), re-checks the clock when the
- * page wakes, and hands the UI one snapshot per session. No React here: components subscribe.
+ * The tier 2 scheduler registry: one machine per anchor, per session, fed from history by the
+ * rules of eligibility.ts. It remembers the failures whose retry the operator cancelled (across
+ * reloads), re-checks the clock when the page wakes, and hands the UI one snapshot per session.
+ * No React here: components subscribe.
  */
 import { createActor, type ActorRefFrom } from 'xstate'
-import { z } from 'zod/mini'
+import { createCappedList } from '../storage/capped-list'
 import type { KeyedStore } from '../storage/keyed-store'
+import { createListeners } from '../storage/listeners'
 import { browserLocks, type LockManagerLike } from '../storage/locks'
 import type { DaemonClient } from '../wire/http'
 import type { Message } from '../wire/types'
+import { browserNetwork, browserWake, type NetworkSource, type WakeSource } from './browser'
 import { retryMachineFor } from './dispatch'
-import { answersTail, armingCandidate, settledReply } from './eligibility'
-import type { NetworkProbe, RetryClock, RetrySnapshot } from './machine'
+import { armingCandidate, outlivedBy, settledReply } from './eligibility'
+import type { RetryClock, RetrySnapshot } from './machine'
 import { createRetryBoard, type RetryBoard } from './board'
 
 type RetryActor = ActorRefFrom<ReturnType<typeof retryMachineFor>>
@@ -20,46 +22,9 @@ type RetryActor = ActorRefFrom<ReturnType<typeof retryMachineFor>>
 /** Anchor id → its machine's snapshot, for one session. A new map after every change. */
 export type SessionRetries = ReadonlyMap<string, RetrySnapshot>
 
-/** Calls `check` whenever the page may have slept (visible again, focused, back online). */
-export type WakeSource = (check: () => void) => () => void
-
 export const CANCELLED_NAMESPACE = 'retry-cancelled'
 /** Enough to cover every failure an operator cancelled lately; the oldest go first. */
 export const CANCELLED_LIMIT = 200
-
-const browserWake: WakeSource = (check) => {
-  if (typeof window === 'undefined' || typeof document === 'undefined') return () => {}
-  const onVisible = () => {
-    if (document.visibilityState === 'visible') check()
-  }
-  document.addEventListener('visibilitychange', onVisible)
-  window.addEventListener('focus', check)
-  window.addEventListener('online', check)
-  return () => {
-    document.removeEventListener('visibilitychange', onVisible)
-    window.removeEventListener('focus', check)
-    window.removeEventListener('online', check)
-  }
-}
-
-/** Whether the browser is online, and word when that changes. */
-export type NetworkSource = NetworkProbe & { subscribe(listener: (online: boolean) => void): () => void }
-
-/** `navigator.onLine` and the window's `online`/`offline` events; always online without a DOM. */
-export const browserNetwork: NetworkSource = {
-  online: () => (typeof navigator === 'undefined' || typeof navigator.onLine !== 'boolean' ? true : navigator.onLine),
-  subscribe(listener) {
-    if (typeof window === 'undefined') return () => {}
-    const on = () => listener(true)
-    const off = () => listener(false)
-    window.addEventListener('online', on)
-    window.addEventListener('offline', off)
-    return () => {
-      window.removeEventListener('online', on)
-      window.removeEventListener('offline', off)
-    }
-  },
-}
 
 export type RetrySchedulerOptions = {
   client: Pick<DaemonClient, 'regenerate' | 'cancelRun' | 'listMessages'>
@@ -89,19 +54,18 @@ export function createRetryScheduler({
   const machine = retryMachineFor({ client, refreshHistory, locks, board, clock, network })
   const sessions = new Map<string, Map<string, RetryActor>>()
   const snapshots = new Map<string, SessionRetries>()
-  const listeners = new Map<string, Set<() => void>>()
-  const cancelledSlot = store.slot(CANCELLED_NAMESPACE, 'v1', z.array(z.string()))
+  const listeners = createListeners<string>()
+  const cancelledList = createCappedList(store, CANCELLED_NAMESPACE, { limit: CANCELLED_LIMIT })
   let stopWake: (() => void) | undefined
 
-  const cancelled = () => new Set(cancelledSlot.read() ?? [])
+  const cancelled = () => new Set(cancelledList.read())
 
   /**
    * The operator's cancel outlives the actor: leaving the session or reloading keeps it. Kept by
    * the failed reply's id and by the id of the run the cancel reached.
    */
   function rememberCancelled(id: string) {
-    const ids = cancelledSlot.read() ?? []
-    if (!ids.includes(id)) cancelledSlot.write([...ids, id].slice(-CANCELLED_LIMIT))
+    if (!cancelledList.read().includes(id)) cancelledList.add(id)
   }
 
   function publish(sessionId: string) {
@@ -112,7 +76,7 @@ export function createRetryScheduler({
     const previous = snapshots.get(sessionId) ?? EMPTY
     if (previous.size === next.size && [...next].every(([anchorId, snapshot]) => previous.get(anchorId) === snapshot)) return syncWake()
     snapshots.set(sessionId, next)
-    for (const listener of [...(listeners.get(sessionId) ?? [])]) listener()
+    listeners.notify(sessionId)
     syncWake()
   }
 
@@ -212,15 +176,10 @@ export function createRetryScheduler({
           const reply = settledReply(history, runId)
           if (reply) actor.send({ type: 'run.settled', runId, message: reply })
         }
-        // The operator wrote after this reply, or regenerated it (here or in another tab): its
-        // countdown must not regenerate over them. A scheduler at rest (settled, cancelled,
-        // refused) of an earlier reply has nothing more to show or do: its cancel is remembered in
-        // storage, so letting it go keeps one actor per session however long the conversation runs.
         const now = actor.getSnapshot()
-        const failure = now.context.failedMessageId ? history.find((m) => m.id === now.context.failedMessageId) : undefined
         const atRest = now.matches('idle') || now.matches({ cancelled: 'quiet' }) || now.matches('refused')
-        if ((now.matches('armed') || atRest) && !answersTail(history, anchorId)) remove(sessionId, anchorId)
-        else if (now.matches('armed') && failure?.superseded) remove(sessionId, anchorId)
+        const stance = now.matches('armed') ? 'waiting' : atRest ? 'at rest' : 'busy'
+        if (outlivedBy(history, anchorId, now.context.failedMessageId, stance)) remove(sessionId, anchorId)
       }
     },
     retryNow(sessionId: string, anchorId: string): void {
@@ -250,10 +209,7 @@ export function createRetryScheduler({
       return snapshots.get(sessionId) ?? EMPTY
     },
     subscribe(sessionId: string, listener: () => void): () => void {
-      let set = listeners.get(sessionId)
-      if (!set) listeners.set(sessionId, (set = new Set()))
-      set.add(listener)
-      return () => void set.delete(listener)
+      return listeners.subscribe(sessionId, listener)
     },
     /** Stops every machine and wake listener (tests, and the end of the page). */
     dispose(): void {

@@ -1,7 +1,7 @@
 /**
  * The one view of the tier 2 scheduler the UI reads: its status for an anchor, derived from a
- * machine snapshot and the clock, which reply it belongs to, and what the polite live region
- * should say of it. Values only: the UI words them.
+ * machine snapshot and the clock, and which reply it belongs to. What the live region says of it
+ * is announcer.ts. Values only: the UI words them.
  */
 import type { Message } from '../wire/types'
 import type { RegenerateRefusal, RetrySnapshot } from './machine'
@@ -46,7 +46,7 @@ function statusOf(snapshot: RetrySnapshot): RetryStatus {
 export function retryView(snapshot: RetrySnapshot, now: number): RetryView {
   const status = statusOf(snapshot)
   const { context } = snapshot
-  const waiting = status === 'armed' || status === 'paused'
+  const waiting = isWaiting(status)
   const deadline = waiting ? context.deadline : null
   return {
     status,
@@ -59,9 +59,14 @@ export function retryView(snapshot: RetrySnapshot, now: number): RetryView {
   }
 }
 
+/** True while an attempt is waiting to fire: counting down, or paused until a provider's time. */
+export function isWaiting(status: RetryStatus): boolean {
+  return status === 'armed' || status === 'paused'
+}
+
 /** True while the scheduler owns the anchor: its own Cancel (and Retry now) are the way to act. */
 export function isCancellable(status: RetryStatus): boolean {
-  return status === 'armed' || status === 'paused' || status === 'dispatching' || status === 'watching'
+  return isWaiting(status) || status === 'dispatching' || status === 'watching'
 }
 
 /**
@@ -74,73 +79,7 @@ export function isCancellable(status: RetryStatus): boolean {
 export function belongsTo(snapshot: RetrySnapshot, reply: Pick<Message, 'id' | 'run_id'> & { superseded?: boolean }): boolean {
   const status = statusOf(snapshot)
   if (status === 'idle') return false
-  if (status === 'armed' || status === 'paused') return reply.id === snapshot.context.failedMessageId
+  if (isWaiting(status)) return reply.id === snapshot.context.failedMessageId
   if (status === 'watching') return reply.run_id === snapshot.context.runId || (reply.superseded !== true && reply.id === snapshot.context.failedMessageId)
   return true
-}
-
-/** Something the polite live region should say once: which status, for which attempt. */
-export type RetryAnnouncement =
-  | { kind: 'armed'; attempt: number; deadline: number; remainingMs: number }
-  | { kind: 'paused'; attempt: number; deadline: number }
-  | { kind: 'cancelled' }
-  | { kind: 'refused'; refusal: RegenerateRefusal | null }
-
-/**
- * What an arming, a cancel or a refusal should announce, with a key that is the same for every
- * tick of one countdown (so it is spoken once, not per second) and new for the next attempt.
- */
-export function announcementOf(view: RetryView): { key: string; announcement: RetryAnnouncement } | undefined {
-  const key = `${view.status}:${view.attempt}`
-  switch (view.status) {
-    case 'armed':
-      return view.deadline === null ? undefined : { key, announcement: { kind: 'armed', attempt: view.attempt, deadline: view.deadline, remainingMs: view.remainingMs } }
-    case 'paused':
-      return view.deadline === null ? undefined : { key, announcement: { kind: 'paused', attempt: view.attempt, deadline: view.deadline } }
-    case 'cancelled':
-      return { key, announcement: { kind: 'cancelled' } }
-    case 'refused':
-      return { key, announcement: { kind: 'refused', refusal: view.refusal } }
-    default:
-      return undefined
-  }
-}
-
-/** The live region's memory: what each anchor last announced, and whose words it holds now. */
-export type AnnouncerState = {
-  spoken: ReadonlyMap<string, string>
-  speaker: string | null
-  current: RetryAnnouncement | null
-}
-
-export const SILENT: AnnouncerState = { spoken: new Map(), speaker: null, current: null }
-
-/**
- * The live region after the schedulers changed. Each arming, cancel or refusal is announced once
- * (keyed by status and attempt, never per tick). A live region is spoken when its content
- * changes, so a later failure worded exactly like the last one would go unheard if the old words
- * stayed: once the anchor that spoke moves on (dispatching, watching, settled, gone), the region
- * is emptied and its key forgotten.
- */
-export function nextAnnouncement(state: AnnouncerState, views: ReadonlyMap<string, RetryView>): AnnouncerState {
-  const spoken = new Map(state.spoken)
-  let { speaker, current } = state
-  for (const anchorId of state.spoken.keys()) {
-    if (views.has(anchorId)) continue
-    spoken.delete(anchorId)
-    if (speaker === anchorId) [speaker, current] = [null, null]
-  }
-  for (const [anchorId, view] of views) {
-    const next = announcementOf(view)
-    if (!next) {
-      spoken.delete(anchorId)
-      if (speaker === anchorId) [speaker, current] = [null, null]
-      continue
-    }
-    if (spoken.get(anchorId) === next.key) continue
-    spoken.set(anchorId, next.key)
-    speaker = anchorId
-    current = next.announcement
-  }
-  return { spoken, speaker, current }
 }

@@ -6,6 +6,7 @@
  * private mode) the value lives on in memory for as long as the page does.
  */
 import type { z } from 'zod/mini'
+import { createListeners } from './listeners'
 import { noTabs, type TabChannel } from './tab-channel'
 
 /** The part of the Web Storage API the store uses. */
@@ -56,10 +57,8 @@ export function storageKey(namespace: string, key: string): string {
  */
 export function createKeyedStore(backend: StorageBackend | undefined, { channel = noTabs, watcher }: KeyedStoreOptions = {}): KeyedStore {
   const memory = new Map<string, string | null>()
-  const listeners = new Map<string, Set<(key: string) => void>>()
-  const notify = (namespace: string, key: string) => {
-    for (const listener of [...(listeners.get(namespace) ?? [])]) listener(key)
-  }
+  const listeners = createListeners<string, [key: string]>()
+  const notify = (namespace: string, key: string) => listeners.notify(namespace, key)
   // Another tab wrote: the value is in the shared backend already; whoever shows it reads again.
   // A message on a channel can overtake the write it announces between browser processes, so
   // the storage event is the cue when there is one.
@@ -112,12 +111,7 @@ export function createKeyedStore(backend: StorageBackend | undefined, { channel 
         },
       }
     },
-    subscribe(namespace, listener) {
-      let set = listeners.get(namespace)
-      if (!set) listeners.set(namespace, (set = new Set()))
-      set.add(listener)
-      return () => void set.delete(listener)
-    },
+    subscribe: (namespace, listener) => listeners.subscribe(namespace, listener),
   }
 }
 
@@ -147,15 +141,6 @@ export function browserStorageWatcher(): StorageWatcher | undefined {
 export function browserLocalStorage(): StorageBackend | undefined {
   try {
     return typeof localStorage === 'undefined' ? undefined : localStorage
-  } catch {
-    return undefined
-  }
-}
-
-/** The tab's sessionStorage, or undefined where there is none or it cannot be touched. */
-export function browserSessionStorage(): StorageBackend | undefined {
-  try {
-    return typeof sessionStorage === 'undefined' ? undefined : sessionStorage
   } catch {
     return undefined
   }

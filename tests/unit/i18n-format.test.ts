@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { countdownSeconds, formatClockTime, formatCountdown } from '../../src/i18n/format'
+import { countdownSeconds, formatClockTime } from '../../src/i18n/format'
 
 // Local-time constructors: "today" and "another day" mean the same thing in any TZ the suite runs in.
 const now = new Date(2026, 10, 30, 14, 0).getTime()
@@ -47,27 +47,7 @@ describe('formatClockTime', () => {
   })
 })
 
-describe('formatCountdown', () => {
-  it('reads m:ss, rounding up to whole seconds', () => {
-    expect(formatCountdown(5000)).toBe('0:05')
-    expect(formatCountdown(4001)).toBe('0:05')
-    expect(formatCountdown(1)).toBe('0:01')
-    expect(formatCountdown(125_000)).toBe('2:05')
-    expect(formatCountdown(300_000)).toBe('5:00')
-  })
-
-  it('reads h:mm:ss from an hour on', () => {
-    expect(formatCountdown(3_600_000)).toBe('1:00:00')
-    expect(formatCountdown(3_723_000)).toBe('1:02:03')
-  })
-
-  it('reads 0:00 when the wait is over or not a number', () => {
-    expect(formatCountdown(0)).toBe('0:00')
-    expect(formatCountdown(-5000)).toBe('0:00')
-    expect(formatCountdown(Number.NaN)).toBe('0:00')
-    expect(formatCountdown(Number.POSITIVE_INFINITY)).toBe('0:00')
-  })
-
+describe('countdownSeconds', () => {
   it('gives whole seconds left for a worded countdown', () => {
     expect(countdownSeconds(2000)).toBe(2)
     expect(countdownSeconds(1999)).toBe(2)

@@ -1,11 +1,13 @@
 /**
  * Which failed reply may arm tier 2, as pure functions of history: only the failed reply at the
- * end of the main flow, never one the operator cancelled; whether an anchor still answers the
- * tail; when a watched run has settled; and which run an aborted regenerate may have started.
+ * end of the main flow, never one the operator cancelled, and only a retryable failure of a
+ * transient class; whether an anchor still answers the tail; when a watched run has settled; and
+ * which run an aborted regenerate may have started.
  */
 import { describe, expect, it } from 'vitest'
-import { answersTail, armingCandidate, settledReply, STRAY_SLACK_MS, strayRun } from '../../src/retry/eligibility'
+import { answersTail, armingCandidate, isArmable, isFreshFailure, outlivedBy, settledReply, STRAY_SLACK_MS, strayRun, type EpisodeMemory } from '../../src/retry/eligibility'
 import type { Message } from '../../src/wire/types'
+import { RETRY_CLASSES, TRANSIENT_RETRY_CLASSES } from '../../src/wire/types'
 
 const SID = 'ses_1'
 const T0 = Date.UTC(2026, 6, 1, 12)
@@ -139,5 +141,117 @@ describe('strayRun', () => {
     expect(strayRun([operator('op1'), agent('a2', 'op1', 'streaming', { ...late, superseded: true })], 'op1', dispatchedAt)).toBeUndefined()
     expect(strayRun([operator('op2'), agent('a2', 'op2', 'streaming', late)], 'op1', dispatchedAt)).toBeUndefined()
     expect(strayRun([operator('op1'), agent('a2', 'op1', 'streaming', { ...late, run_id: undefined })], 'op1', dispatchedAt)).toBeUndefined()
+  })
+})
+
+/** A classified failure of the kind tier 2 retries; `overrides` change one thing at a time. */
+function failedReply(overrides: Partial<Message> = {}): Message {
+  return {
+    id: 'reply-1',
+    session_id: 'session-1',
+    role: 'agent',
+    content: '',
+    created_at: T0 - 5000,
+    superseded: false,
+    reply_to: 'anchor-1',
+    run_id: 'run-1',
+    status: 'failed',
+    error: { code: 'model_rate_limited', message: 'Rate limited.' },
+    retry: { retryable: true, retry_class: 'rate_limited' },
+    ...overrides,
+  }
+}
+
+describe('isArmable', () => {
+  const transient: ReadonlySet<string> = new Set(TRANSIENT_RETRY_CLASSES)
+  const cases = RETRY_CLASSES.flatMap((retry_class) =>
+    [true, false].map((retryable) => ({ retry_class, retryable, expected: retryable && transient.has(retry_class) })),
+  )
+
+  it.each(cases)('$retry_class, retryable $retryable → $expected', ({ retry_class, retryable, expected }) => {
+    expect(isArmable(failedReply({ retry: { retryable, retry_class } }))).toBe(expected)
+  })
+
+  it('arms for exactly the five transient classes when retryable', () => {
+    const armed = RETRY_CLASSES.filter((retry_class) => isArmable(failedReply({ retry: { retryable: true, retry_class } })))
+    expect(armed).toEqual(['rate_limited', 'overloaded', 'unavailable', 'network', 'timeout'])
+  })
+
+  it('never arms from a superseded reply', () => {
+    expect(isArmable(failedReply({ superseded: true }))).toBe(false)
+  })
+
+  it('never arms from a cancelled run', () => {
+    expect(isArmable(failedReply({ status: 'cancelled', error: undefined }))).toBe(false)
+  })
+
+  it('never arms from a coarse failure with no classification', () => {
+    expect(isArmable(failedReply({ retry: undefined }))).toBe(false)
+  })
+
+  it('never arms from a class this client does not know, even when retryable', () => {
+    expect(isArmable(failedReply({ retry: { retryable: true, retry_class: 'cosmic_rays' } }))).toBe(false)
+  })
+
+  it('never arms from a reply that has not failed', () => {
+    for (const status of ['queued', 'streaming', 'complete'] as const) {
+      expect(isArmable(failedReply({ status }))).toBe(false)
+    }
+    expect(isArmable(failedReply({ status: undefined }))).toBe(false)
+  })
+
+  it('never arms from an operator message', () => {
+    expect(isArmable(failedReply({ role: 'operator' }))).toBe(false)
+  })
+})
+
+describe('isFreshFailure', () => {
+  const armedFrom = agent('a1', 'op1', 'failed', { created_at: T0 })
+  const memory: EpisodeMemory = { anchorId: 'op1', failedMessageId: armedFrom.id, failureCreatedAt: armedFrom.created_at, runId: null }
+
+  it('takes a later failure of the same anchor', () => {
+    expect(isFreshFailure(memory, agent('a2', 'op1', 'failed', { created_at: T0 + 1 }))).toBe(true)
+    expect(isFreshFailure({ anchorId: 'op1', failedMessageId: null, failureCreatedAt: null, runId: null }, armedFrom)).toBe(true)
+  })
+
+  it('never takes another anchor’s failure', () => {
+    expect(isFreshFailure(memory, agent('a2', 'op2', 'failed', { created_at: T0 + 1 }))).toBe(false)
+  })
+
+  it('never takes the failure it armed from again, or an older one', () => {
+    expect(isFreshFailure(memory, armedFrom)).toBe(false)
+    expect(isFreshFailure(memory, agent('a0', 'op1', 'failed', { created_at: T0 }))).toBe(false)
+    expect(isFreshFailure(memory, agent('a0', 'op1', 'failed', { created_at: T0 - 1 }))).toBe(false)
+  })
+
+  it('never takes a failure of the run it last settled or cancelled: a cancel that landed late sticks', () => {
+    const late = agent('a2', 'op1', 'failed', { created_at: T0 + 1, run_id: 'run_cancelled' })
+    expect(isFreshFailure({ ...memory, runId: 'run_cancelled' }, late)).toBe(false)
+    expect(isFreshFailure({ ...memory, runId: 'run_other' }, late)).toBe(true)
+  })
+})
+
+describe('outlivedBy', () => {
+  const failed = agent('a1', 'op1', 'failed')
+
+  it('keeps a scheduler whose reply is still the tail', () => {
+    for (const stance of ['waiting', 'at rest', 'busy'] as const) expect(outlivedBy([operator('op1'), failed], 'op1', 'a1', stance)).toBe(false)
+  })
+
+  it('lets a waiting or resting scheduler go once the operator wrote after its reply', () => {
+    const history = [operator('op1'), failed, operator('op2')]
+    expect(outlivedBy(history, 'op1', 'a1', 'waiting')).toBe(true)
+    expect(outlivedBy(history, 'op1', 'a1', 'at rest')).toBe(true)
+  })
+
+  it('never lets go of a scheduler with a request or a run in flight: it handles its own outcome', () => {
+    expect(outlivedBy([operator('op1'), failed, operator('op2')], 'op1', 'a1', 'busy')).toBe(false)
+  })
+
+  it('lets a waiting scheduler go once its failure is superseded (regenerated by hand), even while the anchor still answers the tail', () => {
+    const history = [operator('op1'), agent('a1', 'op1', 'failed', { superseded: true }), agent('a2', 'op1', 'streaming')]
+    expect(outlivedBy(history, 'op1', 'a1', 'waiting')).toBe(true)
+    expect(outlivedBy(history, 'op1', 'a1', 'at rest')).toBe(false)
+    expect(outlivedBy(history, 'op1', null, 'waiting')).toBe(false)
   })
 })

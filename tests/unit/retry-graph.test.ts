@@ -13,10 +13,11 @@ import { createActor, fromPromise } from 'xstate'
 import type { AnyStateNode, EventFromLogic, InspectionEvent, StateValue } from 'xstate'
 import { adjacencyMapToArray, getAdjacencyMap, getShortestPaths, getSimplePaths, getStateNodes } from 'xstate/graph'
 import {
-  fromSharedRegenerate,
+  fromRegenerate,
   retryMachine,
   type CancelAcceptedInput,
   type CancelAcceptedOutput,
+  type Declined,
   type RetryContext,
   type RetryEvent,
   type RetrySnapshot,
@@ -256,12 +257,12 @@ type Pending<T> = { resolve: (value: T) => void; reject: (error: unknown) => voi
 
 /** A real actor with promise actors the replay settles by hand, recording every transition taken. */
 function replayActor(taken: Set<string>) {
-  const regenerate: Pending<RegenerateReceipt | { skipped: 'cancelled' | 'stale' | 'rearm' }>[] = []
+  const regenerate: Pending<RegenerateReceipt | Declined>[] = []
   const revoke: Pending<CancelAcceptedOutput>[] = []
   const machine = retryMachine.provide({
     actors: {
-      regenerate: fromSharedRegenerate(
-        () => new Promise<RegenerateReceipt | { skipped: 'cancelled' | 'stale' | 'rearm' }>((resolve, reject) => regenerate.push({ resolve, reject })),
+      regenerate: fromRegenerate(
+        () => new Promise<RegenerateReceipt | Declined>((resolve, reject) => regenerate.push({ resolve, reject })),
       ),
       cancelAccepted: fromPromise<CancelAcceptedOutput, CancelAcceptedInput>(
         () => new Promise<CancelAcceptedOutput>((resolve, reject) => revoke.push({ resolve, reject })),

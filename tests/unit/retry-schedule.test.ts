@@ -1,28 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { BASE_WAIT_MS, MAX_WAIT_MS, backoffMs, isArmable, remainingMs, retryDeadline } from '../../src/retry/schedule'
-import type { Message } from '../../src/wire/types'
-import { RETRY_CLASSES, TRANSIENT_RETRY_CLASSES } from '../../src/wire/types'
+import { BASE_WAIT_MS, MAX_WAIT_MS, backoffMs, remainingMs, retryDeadline } from '../../src/retry/schedule'
 
 const NOW = Date.UTC(2026, 6, 1, 12, 0, 0)
 const SECOND = 1000
 const YEAR = 365 * 24 * 3600 * SECOND
-
-function failedReply(overrides: Partial<Message> = {}): Message {
-  return {
-    id: 'reply-1',
-    session_id: 'session-1',
-    role: 'agent',
-    content: '',
-    created_at: NOW - 5 * SECOND,
-    superseded: false,
-    reply_to: 'anchor-1',
-    run_id: 'run-1',
-    status: 'failed',
-    error: { code: 'model_rate_limited', message: 'Rate limited.' },
-    retry: { retryable: true, retry_class: 'rate_limited' },
-    ...overrides,
-  }
-}
 
 describe('backoffMs', () => {
   it('waits 2 s, doubling each attempt, capped at 300 s', () => {
@@ -89,15 +70,6 @@ describe('retryDeadline', () => {
     const until = NOW + 3 * YEAR
     expect(retryDeadline({ attempt: 1, now: NOW, retryAfterUntil: until })).toEqual({ deadline: until, paused: true })
   })
-
-  it('counts the backoff from the failure when the caller knows when it happened', () => {
-    expect(retryDeadline({ attempt: 2, failedAt: NOW - SECOND, now: NOW }).deadline).toBe(NOW + 3 * SECOND)
-  })
-
-  it('never lets a failure time from the future push the deadline out', () => {
-    expect(retryDeadline({ attempt: 1, failedAt: NOW + 60 * SECOND, now: NOW }).deadline).toBe(NOW + 2 * SECOND)
-    expect(retryDeadline({ attempt: 1, failedAt: Number.NaN, now: NOW }).deadline).toBe(NOW + 2 * SECOND)
-  })
 })
 
 describe('remainingMs', () => {
@@ -105,48 +77,5 @@ describe('remainingMs', () => {
     expect(remainingMs(NOW + 1500, NOW)).toBe(1500)
     expect(remainingMs(NOW, NOW)).toBe(0)
     expect(remainingMs(NOW - 1, NOW)).toBe(0)
-  })
-})
-
-describe('isArmable', () => {
-  const transient: ReadonlySet<string> = new Set(TRANSIENT_RETRY_CLASSES)
-  const cases = RETRY_CLASSES.flatMap((retry_class) =>
-    [true, false].map((retryable) => ({ retry_class, retryable, expected: retryable && transient.has(retry_class) })),
-  )
-
-  it.each(cases)('$retry_class, retryable $retryable → $expected', ({ retry_class, retryable, expected }) => {
-    expect(isArmable(failedReply({ retry: { retryable, retry_class } }))).toBe(expected)
-  })
-
-  it('arms for exactly the five transient classes when retryable', () => {
-    const armed = RETRY_CLASSES.filter((retry_class) => isArmable(failedReply({ retry: { retryable: true, retry_class } })))
-    expect(armed).toEqual(['rate_limited', 'overloaded', 'unavailable', 'network', 'timeout'])
-  })
-
-  it('never arms from a superseded reply', () => {
-    expect(isArmable(failedReply({ superseded: true }))).toBe(false)
-  })
-
-  it('never arms from a cancelled run', () => {
-    expect(isArmable(failedReply({ status: 'cancelled', error: undefined }))).toBe(false)
-  })
-
-  it('never arms from a coarse failure with no classification', () => {
-    expect(isArmable(failedReply({ retry: undefined }))).toBe(false)
-  })
-
-  it('never arms from a class this client does not know, even when retryable', () => {
-    expect(isArmable(failedReply({ retry: { retryable: true, retry_class: 'cosmic_rays' } }))).toBe(false)
-  })
-
-  it('never arms from a reply that has not failed', () => {
-    for (const status of ['queued', 'streaming', 'complete'] as const) {
-      expect(isArmable(failedReply({ status }))).toBe(false)
-    }
-    expect(isArmable(failedReply({ status: undefined }))).toBe(false)
-  })
-
-  it('never arms from an operator message', () => {
-    expect(isArmable(failedReply({ role: 'operator' }))).toBe(false)
   })
 })

@@ -5,7 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
-import { CANCELLED_LIMIT, CANCELLED_NAMESPACE, createRetryScheduler, type WakeSource } from '../../src/retry/scheduler'
+import type { WakeSource } from '../../src/retry/browser'
+import { CANCELLED_LIMIT, CANCELLED_NAMESPACE, createRetryScheduler } from '../../src/retry/scheduler'
 import { retryView } from '../../src/retry/view'
 import { createKeyedStore, storageKey } from '../../src/storage/keyed-store'
 import type { CancelReceipt, Message, RegenerateReceipt } from '../../src/wire/types'

@@ -12,17 +12,8 @@ import {
   type CancelAcceptedOutput,
   type RetrySnapshot,
 } from '../../src/retry/machine'
-import {
-  announcementOf,
-  belongsTo,
-  isCancellable,
-  nextAnnouncement,
-  retryView,
-  SILENT,
-  type AnnouncerState,
-  type RetryStatus,
-  type RetryView,
-} from '../../src/retry/view'
+import { announcementOf, nextAnnouncement, SILENT, type AnnouncerState } from '../../src/retry/announcer'
+import { belongsTo, isCancellable, retryView, type RetryStatus, type RetryView } from '../../src/retry/view'
 import type { Message, RegenerateReceipt } from '../../src/wire/types'
 
 const NOW = Date.UTC(2026, 6, 1, 12)

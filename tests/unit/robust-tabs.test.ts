@@ -5,7 +5,8 @@
  * backend; offline is a fake network source; skew is a `fromDaemon` on the clock.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createRetryScheduler, type NetworkSource, type RetryScheduler } from '../../src/retry/scheduler'
+import type { NetworkSource } from '../../src/retry/browser'
+import { createRetryScheduler, type RetryScheduler } from '../../src/retry/scheduler'
 import { createRetryBoard } from '../../src/retry/board'
 import { retryView, type RetryView } from '../../src/retry/view'
 import { createKeyedStore } from '../../src/storage/keyed-store'

@@ -1,7 +1,7 @@
 import { useCallback, type Ref } from 'react'
 import { useTranslation } from 'react-i18next'
 import { countdownSeconds, formatClockTime } from '../../i18n/format'
-import type { RetryStatus as SchedulerStatus } from '../../retry/view'
+import { isCancellable, isWaiting, type RetryStatus as SchedulerStatus } from '../../retry/view'
 import { FailureNotice } from './failure-notice'
 import { useChatRuntime } from '../runtime'
 import { useTicker } from '../use-ticker'
@@ -76,8 +76,8 @@ export function RetryStatus({ view, now: fixedNow, daemonAttempts, onRetryNow, o
       line = ''
       break
   }
-  const waiting = status === 'armed' || status === 'paused'
-  const cancellable = waiting || status === 'dispatching' || status === 'watching'
+  const waiting = isWaiting(status)
+  const cancellable = isCancellable(status)
   return (
     <div className={`retry retry--${status}`} data-retry={status}>
       {status === 'refused' ? (
