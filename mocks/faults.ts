@@ -29,8 +29,21 @@ export const SIMPLE_OUTCOMES = [
   ...SEND_FAULTS,
 ] as const
 
+/** Outcomes taking no argument that show an agent's steps (tools, decisions) rather than a failure path. */
+export const STEP_OUTCOMES = ['plain', 'approval', 'approval:auto', 'tool_fail', 'big_output', 'big_input', 'write_then_fail'] as const
+
 /** Every accepted outcome form, for error messages and the simulator panel. */
-export const OUTCOME_FORMS = [...SIMPLE_OUTCOMES, 'rate_limited:S', 'tier1:N', 'quota:M', 'code:CODE'] as const
+export const OUTCOME_FORMS = [
+  ...SIMPLE_OUTCOMES,
+  ...STEP_OUTCOMES,
+  'rate_limited:S',
+  'tier1:N',
+  'quota:M',
+  'code:CODE',
+  'tools:N',
+  'long_tool:S',
+  'silent:S',
+] as const
 
 /**
  * A plan entry that is not an outcome. It carries the entry and its position (0-based) so the
@@ -63,9 +76,20 @@ export type ProviderError = { failure: Failure; retryAfterMs?: number }
 /** What the provider does on attempt `n` of a run: answer (the reply streams), or fail before the first delta. */
 export type ProviderAnswer = 'answer' | ProviderError
 
+/**
+ * The agent steps an outcome shows (`mocks/script.ts` writes them): tools, a decision, a failing
+ * or huge tool, a tool that runs a while, a failure after a tool changed something, a silence.
+ */
+export type AgentOutcome =
+  | { kind: 'tools'; count: number }
+  | { kind: 'approval'; ask: boolean }
+  | { kind: 'tool_fail' | 'big_output' | 'big_input' | 'write_then_fail' }
+  | { kind: 'long_tool' | 'silent'; seconds: number }
+
 /** A plan entry read into what the run (or send) does. */
 export type ParsedOutcome =
-  | { kind: 'ok' | 'slow' | 'hang' | 'drop' | 'lag' }
+  | { kind: 'ok' | 'plain' | 'slow' | 'hang' | 'drop' | 'lag' }
+  | AgentOutcome
   | { kind: 'send'; fault: SendFault }
   /** Fails where the run would have written its first delta (tier 1 gave up). */
   | { kind: 'fail_before_delta'; failure: (now: number) => Failure }
@@ -171,6 +195,33 @@ const RATE_LIMITED_S = new RegExp(`^rate_limited:${NUMBER}$`)
 const TIER1_N = /^tier1:([1-9]\d*)$/
 const QUOTA_M = new RegExp(`^quota:${NUMBER}$`)
 const CODE_X = /^code:([A-Za-z][A-Za-z0-9_.-]*)$/
+/** At most this many tools in one `tools:N` run: enough for any screen, few enough to read. */
+export const MAX_TOOLS = 50
+const TOOLS_N = /^tools:([1-9]\d*)$/
+const LONG_TOOL_S = new RegExp(`^long_tool:${NUMBER}$`)
+const SILENT_S = new RegExp(`^silent:${NUMBER}$`)
+
+/** The outcomes that show agent steps, or `undefined` when `entry` is none of them. */
+function agentOutcome(entry: string): AgentOutcome | undefined {
+  switch (entry) {
+    case 'approval':
+      return { kind: 'approval', ask: true }
+    case 'approval:auto':
+      return { kind: 'approval', ask: false }
+    case 'tool_fail':
+    case 'big_output':
+    case 'big_input':
+    case 'write_then_fail':
+      return { kind: entry }
+  }
+  const tools = TOOLS_N.exec(entry)
+  if (tools && Number(tools[1]) <= MAX_TOOLS) return { kind: 'tools', count: Number(tools[1]) }
+  const longTool = LONG_TOOL_S.exec(entry)
+  if (longTool) return { kind: 'long_tool', seconds: Number(longTool[1]) }
+  const silent = SILENT_S.exec(entry)
+  if (silent) return { kind: 'silent', seconds: Number(silent[1]) }
+  return undefined
+}
 
 /**
  * Reads one plan entry. Returns `undefined` for an entry that is not an outcome, so callers
@@ -180,6 +231,7 @@ export function parseOutcome(outcome: string): ParsedOutcome | undefined {
   const entry = outcome.trim()
   switch (entry) {
     case 'ok':
+    case 'plain':
     case 'slow':
     case 'hang':
     case 'drop':
@@ -197,8 +249,10 @@ export function parseOutcome(outcome: string): ParsedOutcome | undefined {
         failure: () => ({ code: UNKNOWN_CODE, message: 'The flux capacitor is depleted; the run cannot go on.' }),
       }
   }
-  const model = MODEL_FAILURES[entry]
+  const model = Object.hasOwn(MODEL_FAILURES, entry) ? MODEL_FAILURES[entry] : undefined
   if (model) return { kind: 'fail_before_delta', failure: model }
+  const agent = agentOutcome(entry)
+  if (agent) return agent
 
   const rateLimited = RATE_LIMITED_S.exec(entry)
   if (rateLimited) {

@@ -6,14 +6,18 @@
  */
 import type {
   CancelReceipt,
+  DecisionReceipt,
   Message,
   RefusalCode,
   RegenerateReceipt,
   Run,
   RunStatus,
+  SearchHit,
   SendReceipt,
   Session,
   StreamEventName,
+  ToolDecision,
+  ToolPart,
 } from '../src/wire/types'
 import {
   DERIVED_TITLE_LENGTH,
@@ -22,12 +26,15 @@ import {
   STREAM_EVENT_NAMES,
   TERMINAL_EVENTS,
   TIER1_MAX_ATTEMPTS,
+  TOOL_DECISIONS,
 } from '../src/wire/types'
-import { type Failure, type ParsedOutcome, type ProviderAnswer, isSendFault, parseOutcome, validatePlan } from './faults'
-import { DELTA_SIZE, SLOW_DELTA_SIZE, deltasOf, replyFor } from './replies'
-import { tier1After } from './tier1'
+import { isSendFault, parseOutcome, validatePlan } from './faults'
+import { pageOf, searchOf } from './history'
+import { cutOutput, foldEvent, openTools } from './parts'
+import { type Script, type Step, scriptFor } from './script'
 
 export { replyFor } from './replies'
+export { DELTAS_BEFORE_ERROR } from './script'
 
 /** Where the browser keeps the daemon between reloads. */
 export type DaemonStorage = { load(): string | null; save(state: string): void }
@@ -69,12 +76,24 @@ export type Result<T> = { ok: true; value: T } | { ok: false; refusal: Refusal }
 /**
  * What a live event stream is told. `drop` and `lag` are the stream faults: the connection ends
  * without a terminal event (after a `stream_lagged` frame for `lag`) while the run goes on.
- * `close` ends the stream because the daemon was reset or disposed.
+ * `close` ends the stream because the daemon was reset or disposed. `silence`: the stream sends
+ * nothing, not even a ping, until the run's next event (`silent:S`).
  */
-export type StreamSignal = { kind: 'event'; event: StreamEvent } | { kind: 'drop' } | { kind: 'lag' } | { kind: 'close' }
+export type StreamSignal =
+  | { kind: 'event'; event: StreamEvent }
+  | { kind: 'drop' }
+  | { kind: 'lag' }
+  | { kind: 'close' }
+  | { kind: 'silence' }
 
-/** A stream attached to a run: the log after the client's last event id, then live signals. */
-export type Attachment = { backlog: StreamEvent[]; ended: boolean; detach: () => void }
+/**
+ * A stream attached to a run: the log after the client's last event id, then live signals.
+ * `silent`: the run is in a silence, so the stream sends no ping until its next event.
+ */
+export type Attachment = { backlog: StreamEvent[]; ended: boolean; silent: boolean; detach: () => void }
+
+/** `?limit=&before=&after=` as the request gave them (each absent when not given). */
+export type PageParams = { limit?: string; before?: string; after?: string }
 
 /** The result of an accepted send; `loseResponse` is the `accept_then_drop` fault. */
 export type SendOutcome = { receipt: SendReceipt; loseResponse: boolean }
@@ -107,10 +126,20 @@ export type MockDaemon = {
   /** `DELETE /sessions/:sid`: cancels its active runs (their streams get `cancelled`), then forgets it, its messages and runs. */
   deleteSession(sessionId: string): Result<null>
   listMessages(sessionId: string): Result<Message[]>
+  /** `GET …/messages?limit=N[&before=S|&after=S]`: a page by `seq`, oldest first. */
+  pageMessages(sessionId: string, params: PageParams): Result<{ messages: Message[]; has_more: boolean }>
+  /** `GET …/messages?client_message_id=ID`: that operator message and the agent messages replying to it. */
+  findMessages(sessionId: string, clientMessageId: string): Result<Message[]>
+  /** `GET …/search?q=&limit=`: messages whose content, reasoning, tool names or inputs hold `q`. */
+  search(sessionId: string, q: string | undefined, limit: string | undefined): Result<{ hits: SearchHit[]; has_more: boolean }>
   send(sessionId: string, body: unknown): Result<SendOutcome>
   regenerate(sessionId: string, messageId: string): Result<RegenerateReceipt>
   getRun(sessionId: string, runId: string): Result<Run>
   cancel(sessionId: string, runId: string): Result<CancelReceipt>
+  /** `POST …/tools/:tcid/decision`: answers a tool awaiting approval, once; the same decision again changes nothing. */
+  decide(sessionId: string, runId: string, toolCallId: string, body: unknown): Result<DecisionReceipt>
+  /** `GET …/tools/:tcid/output`: the tool's whole output, however much of it travelled. */
+  toolOutput(sessionId: string, runId: string, toolCallId: string): Result<string>
   /**
    * Attaches a listener to a run's stream. The backlog and the subscription are taken in one
    * synchronous step, so no event falls between them. An ended run has no live part.
@@ -119,10 +148,11 @@ export type MockDaemon = {
 }
 
 const DEFAULT_DELTA_DELAY_MS = 40
-/** Deltas streamed by `code:CODE`, `unknown_code` and `raw` before their error. */
-export const DELTAS_BEFORE_ERROR = 3
+/** The largest page of history (`?limit=`) and of search hits. */
+const MAX_PAGE = 1000
 
-type StoredRun = MockRun & { events: StreamEvent[] }
+/** `decisions`: the operator's decision on each tool that asked, kept so a reload goes on from it. */
+type StoredRun = MockRun & { events: StreamEvent[]; decisions?: Record<string, ToolDecision> }
 
 type Snapshot = {
   version: 1
@@ -136,20 +166,6 @@ type Snapshot = {
   plan: string[]
 }
 
-type Step =
-  /** Tier 1 failed an attempt before the first delta and waits `waitMs` before attempt `attempt`. */
-  | { kind: 'retry'; attempt: number; code: string; waitMs: number }
-  | { kind: 'delta'; text: string }
-  | { kind: 'done' }
-  | { kind: 'fail'; failure: (now: number) => Failure }
-  | { kind: 'raw'; text: string }
-
-/**
- * A run's steps after `start`, one logged event each; a pure function of the prompt and the
- * outcome. `delayMs` is the pause before each step (a provider attempt, or the next delta); after
- * a `retry` step the pause is the rest of the wait, then `delayMs`.
- */
-type Script = { steps: Step[]; delayMs: number; dropAfter?: number; lagAfter?: number }
 const ENDED: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled'])
 const MESSAGE_STATUS = {
   queued: 'queued',
@@ -221,7 +237,22 @@ function readSnapshot(text: string | null): Snapshot | undefined {
         ((r as Record<string, unknown>).events as unknown[]).every(isStoredEvent),
     ) &&
     (plan as unknown[]).every((p) => typeof p === 'string' && parseOutcome(p) !== undefined)
-  return valid ? (value as Snapshot) : undefined
+  return valid ? withSeq(value as Snapshot) : undefined
+}
+
+/** A save from before `seq` existed: its messages are numbered in the order they were made, per session. */
+function withSeq(snapshot: Snapshot): Snapshot {
+  const last = new Map<string, number>()
+  for (const message of snapshot.messages) {
+    if (typeof message.seq === 'number') last.set(message.session_id, Math.max(last.get(message.session_id) ?? 0, message.seq))
+  }
+  for (const message of snapshot.messages) {
+    if (typeof message.seq === 'number') continue
+    const seq = (last.get(message.session_id) ?? 0) + 1
+    last.set(message.session_id, seq)
+    message.seq = seq
+  }
+  return snapshot
 }
 
 /**
@@ -237,7 +268,16 @@ export function parseJsonBody(text: string): Result<unknown> {
   }
 }
 
-// --- Titles and scripts ----------------------------------------------------------------------
+/**
+ * A query parameter read as a whole number: `undefined` when absent, `null` when it is not one
+ * (so the caller refuses it).
+ */
+function wholeNumber(value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined
+  return /^\d{1,15}$/.test(value) ? Number(value) : null
+}
+
+// --- Titles ----------------------------------------------------------------------
 
 /** Length in code points, as an operator counts characters (an emoji is one). */
 const characters = (text: string) => Array.from(text).length
@@ -261,70 +301,6 @@ function checkTitle(title: unknown, required: boolean): Result<string> {
     return refusal(422, 'title_too_long', `The session title is longer than ${MAX_TITLE_LENGTH} characters.`)
   }
   return ok(trimmed)
-}
-
-/**
- * The steps of a run whose provider answers attempt by attempt: tier 1 retries each failure as
- * `tier1After` decides (a `retry` step before each wait), then the reply streams or the run fails.
- */
-function providerSteps(attempt: (n: number) => ProviderAnswer, reply: Step[]): Step[] {
-  const steps: Step[] = []
-  for (let n = 1; ; n++) {
-    const answer = attempt(n)
-    if (answer === 'answer') return [...steps, ...reply, { kind: 'done' }]
-    const { failure } = answer
-    const decision = tier1After(n, answer.retryAfterMs)
-    switch (decision.kind) {
-      case 'wait':
-        steps.push({ kind: 'retry', attempt: n + 1, code: failure.code, waitMs: decision.ms })
-        continue
-      case 'give_up':
-        // The last failure's code and classification, as they came.
-        return [...steps, { kind: 'fail', failure: () => structuredClone(failure) }]
-      case 'hand_over':
-        return [
-          ...steps,
-          {
-            kind: 'fail',
-            failure: (now) =>
-              failure.retry
-                ? { ...failure, retry: { ...failure.retry, retry_after_until: now + decision.retryAfterMs } }
-                : structuredClone(failure),
-          },
-        ]
-    }
-  }
-}
-
-function scriptFor(outcome: ParsedOutcome | undefined, prompt: string, deltaDelayMs: number, slowDelayMs: number): Script {
-  const reply = (long = false): Step[] =>
-    deltasOf(replyFor(prompt, long), long ? SLOW_DELTA_SIZE : DELTA_SIZE).map((text) => ({ kind: 'delta', text }))
-  switch (outcome?.kind) {
-    case 'slow':
-      return { steps: [...reply(true), { kind: 'done' }], delayMs: slowDelayMs }
-    case 'hang':
-      // Starts and then waits for ever; only a cancel ends it (the stream sends pings meanwhile).
-      return { steps: [], delayMs: deltaDelayMs }
-    case 'drop': {
-      const deltas = reply()
-      return { steps: [...deltas, { kind: 'done' }], delayMs: deltaDelayMs, dropAfter: Math.max(0, Math.floor(deltas.length / 2) - 1) }
-    }
-    case 'lag': {
-      const deltas = reply()
-      return { steps: [...deltas, { kind: 'done' }], delayMs: deltaDelayMs, lagAfter: Math.min(1, deltas.length - 1) }
-    }
-    case 'fail_before_delta':
-      return { steps: [{ kind: 'fail', failure: outcome.failure }], delayMs: deltaDelayMs }
-    case 'fail_after_deltas':
-      return { steps: [...reply().slice(0, DELTAS_BEFORE_ERROR), { kind: 'fail', failure: outcome.failure }], delayMs: deltaDelayMs }
-    case 'raw':
-      return { steps: [...reply().slice(0, DELTAS_BEFORE_ERROR), { kind: 'raw', text: outcome.text }], delayMs: deltaDelayMs }
-    case 'provider':
-      return { steps: providerSteps(outcome.attempt, reply()), delayMs: deltaDelayMs }
-    default:
-      // `ok`, and a send fault that somehow reached a run: both stream a reply and complete.
-      return { steps: [...reply(), { kind: 'done' }], delayMs: deltaDelayMs }
-  }
 }
 
 // --- The daemon ------------------------------------------------------------------------------
@@ -375,15 +351,34 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
   const messageById = (id: string) => db.messages.find((m) => m.id === id)
   const runIn = (sessionId: string, runId: string) => db.runs.find((r) => r.id === runId && r.session_id === sessionId)
   const isActive = (run: StoredRun) => run.status === 'queued' || run.status === 'running'
+  const inSession = (sessionId: string) => db.messages.filter((m) => m.session_id === sessionId)
+  const toolIn = (run: StoredRun, toolCallId: string) =>
+    messageById(run.reply_message_id)?.parts?.find((p): p is ToolPart => p.type === 'tool' && p.tool_call_id === toolCallId)
+
+  /** The next `seq` of a session: messages are only ever added (a session goes whole), so the last plus one is never reused. */
+  function nextSeq(sessionId: string): number {
+    let last = 0
+    for (const m of db.messages) if (m.session_id === sessionId) last = Math.max(last, m.seq ?? 0)
+    return last + 1
+  }
 
   function signal(runId: string, value: StreamSignal): void {
     // Copy first: a listener that closes its stream detaches while we iterate.
     for (const listener of [...(subscribers.get(runId) ?? [])]) listener(value)
   }
 
-  function emit(run: StoredRun, event: StreamEventName, data: string): void {
+  /**
+   * Logs an event and tells the run's streams. `payload` is the event's data (a string goes as it
+   * is: an older daemon's plain-text error); the reply folds it into its parts as it is logged, so
+   * history holds exactly what the stream carried.
+   */
+  function emit(run: StoredRun, event: StreamEventName, payload: object | string): void {
+    const data = typeof payload === 'string' ? payload : JSON.stringify(payload)
     const entry: StreamEvent = { id: run.events.length + 1, event, data }
     run.events.push(entry)
+    const reply = messageById(run.reply_message_id)
+    if (reply && typeof payload === 'object') foldEvent(reply, event, payload, now())
+    if (event === 'usage' && reply?.usage) run.usage = { ...reply.usage }
     signal(run.id, { kind: 'event', event: { ...entry } })
     if (TERMINAL_EVENTS.has(event)) subscribers.delete(run.id)
   }
@@ -406,7 +401,14 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
     let script = scripts.get(run.id)
     if (!script) {
       const prompt = messageById(run.anchor_message_id)?.content ?? ''
-      script = scriptFor(parseOutcome(run.outcome), prompt, deltaDelayMs, slowDelayMs)
+      script = scriptFor({
+        outcome: parseOutcome(run.outcome),
+        prompt,
+        runId: run.id,
+        decisions: run.decisions ?? {},
+        deltaDelayMs,
+        slowDelayMs,
+      })
       scripts.set(run.id, script)
     }
     return script
@@ -423,48 +425,74 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
    * wait (read from the log, so a reload resumes the wait for the time left, not from the start),
    * then the next attempt's own pause.
    */
-  function delayOf(run: StoredRun, script: Script): number {
+  function delayOf(run: StoredRun, next: Step, script: Script): number {
+    const own = next.delayMs ?? script.delayMs
     const last = run.events.at(-1)
-    if (last?.event !== 'retrying') return script.delayMs
+    if (last?.event !== 'retrying') return own
     const { retry_at: retryAt } = JSON.parse(last.data) as { retry_at: number }
-    return Math.max(0, retryAt - now()) + script.delayMs
+    return Math.max(0, retryAt - now()) + own
+  }
+
+  /** Whether the run is in the silence before its next step: its streams send nothing, not even a ping. */
+  function isSilent(run: StoredRun): boolean {
+    return timers.has(run.id) && scriptOf(run).steps[progressOf(run)]?.quiet === true
   }
 
   function schedule(run: StoredRun): void {
     if (disposed || timers.has(run.id)) return
     const script = scriptOf(run)
     const index = progressOf(run)
-    if (index >= script.steps.length) return
+    const next = script.steps[index]
+    // Past the last step: the run is done, hangs, or waits for the operator's decision.
+    if (!next) return
     // One timer per run, for a delta and a tier 1 wait alike: a cancel clears it, so it aborts the wait at once.
     const timer = setTimeout(() => {
       timers.delete(run.id)
       step(run, script, index)
-    }, delayOf(run, script))
+    }, delayOf(run, next, script))
     timers.set(run.id, timer)
+    if (next.quiet) signal(run.id, { kind: 'silence' })
   }
 
   function step(run: StoredRun, script: Script, index: number): void {
     const current = script.steps[index]
     if (!current || run.status !== 'running') return
-    const reply = messageById(run.reply_message_id)
     switch (current.kind) {
       case 'retry':
-        emit(
-          run,
-          'retrying',
-          JSON.stringify({ attempt: current.attempt, max_attempts: TIER1_MAX_ATTEMPTS, retry_at: now() + current.waitMs, code: current.code }),
-        )
+        emit(run, 'retrying', { attempt: current.attempt, max_attempts: TIER1_MAX_ATTEMPTS, retry_at: now() + current.waitMs, code: current.code })
         break
       case 'delta':
-        if (reply) reply.content += current.text
-        emit(run, 'delta', JSON.stringify({ text: current.text }))
+      case 'reasoning':
+        emit(run, current.kind, { text: current.text })
+        break
+      case 'tool_call':
+        emit(run, 'tool_call', { tool_call_id: current.id, name: current.name, effect: current.effect })
+        break
+      case 'tool_input':
+        emit(run, 'tool_input', { tool_call_id: current.id, delta: current.delta })
+        break
+      case 'tool_approval':
+        emit(run, 'tool_approval', { tool_call_id: current.id, reason: current.reason })
+        break
+      case 'tool_running':
+        emit(run, 'tool_running', { tool_call_id: current.id })
+        break
+      case 'tool_result': {
+        // The stream and history carry at most 16 KiB of the output; GET …/output has all of it.
+        const output = current.output === undefined ? { output_bytes: 0, output_truncated: false } : cutOutput(current.output)
+        emit(run, 'tool_result', { tool_call_id: current.id, status: current.status, ...output, ...(current.error ? { error: current.error } : {}) })
+        break
+      }
+      case 'usage':
+        emit(run, 'usage', current.usage)
         break
       case 'done':
         setStatus(run, 'completed')
-        emit(run, 'done', JSON.stringify({ message_id: run.reply_message_id }))
+        emit(run, 'done', { message_id: run.reply_message_id })
         break
       case 'fail': {
         const failure = current.failure(now())
+        const reply = messageById(run.reply_message_id)
         run.error = { code: failure.code, message: failure.message }
         if (failure.retry) run.retry = { ...failure.retry }
         if (reply) {
@@ -472,18 +500,20 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
           if (failure.retry) reply.retry = { ...failure.retry }
         }
         setStatus(run, 'failed')
-        emit(run, 'error', JSON.stringify({ error: failure.message, code: failure.code }))
+        emit(run, 'error', { error: failure.message, code: failure.code })
         break
       }
-      case 'raw':
+      case 'raw': {
         // An older daemon's plain-text frame has no code. The persisted error keeps the text with an
         // empty code, which no client table knows, so the client shows the text as it came, live or
         // after a reload alike. No retry classification: a coarse failure must never arm tier 2.
+        const reply = messageById(run.reply_message_id)
         run.error = { code: '', message: current.text }
         if (reply) reply.error = { ...run.error }
         setStatus(run, 'failed')
         emit(run, 'error', current.text)
         break
+      }
     }
     if (index === script.dropAfter) signal(run.id, { kind: 'drop' })
     if (index === script.lagAfter) signal(run.id, { kind: 'lag' })
@@ -498,7 +528,7 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
 
   function start(run: StoredRun): void {
     setStatus(run, 'running')
-    emit(run, 'start', JSON.stringify({ message_id: run.reply_message_id }))
+    emit(run, 'start', { message_id: run.reply_message_id })
     schedule(run)
   }
 
@@ -520,7 +550,7 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
       }
       const last = run.events.findLast((e) => e.event === 'queued')
       const position = last ? (JSON.parse(last.data) as { position: number }).position : undefined
-      if (position !== ahead) emit(run, 'queued', JSON.stringify({ position: ahead }))
+      if (position !== ahead) emit(run, 'queued', { position: ahead })
       ahead++
     }
     touch(sessionId)
@@ -531,9 +561,13 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
     const timer = timers.get(run.id)
     if (timer !== undefined) clearTimeout(timer)
     timers.delete(run.id)
+    // A tool still open (writing its input, awaiting a decision, running) ends before the run does.
+    for (const tool of openTools(messageById(run.reply_message_id))) {
+      emit(run, 'tool_result', { tool_call_id: tool.tool_call_id, status: 'cancelled', output_bytes: 0, output_truncated: false })
+    }
     // A cancelled run is never a failure and carries no retry classification (tier 2 must not arm).
     setStatus(run, 'cancelled')
-    emit(run, 'cancelled', JSON.stringify({ message_id: run.reply_message_id }))
+    emit(run, 'cancelled', { message_id: run.reply_message_id })
   }
 
   /** The next run outcome: the plan's head unless it is a send fault, which waits for a send. */
@@ -557,6 +591,8 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
       reply_to: anchor.id,
       run_id: runId,
       status: 'queued',
+      seq: nextSeq(sessionId),
+      parts: [],
     }
     const run: StoredRun = {
       id: runId,
@@ -571,7 +607,7 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
     const ahead = db.runs.filter((r) => r.session_id === sessionId && isActive(r)).length
     db.messages.push(reply)
     db.runs.push(run)
-    if (ahead > 0) emit(run, 'queued', JSON.stringify({ position: ahead }))
+    if (ahead > 0) emit(run, 'queued', { position: ahead })
     else start(run)
     touch(sessionId)
     return run
@@ -588,7 +624,7 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
   }
 
   const wireRun = (run: StoredRun): Run => {
-    const { id, session_id, anchor_message_id, reply_message_id, status, error, retry } = run
+    const { id, session_id, anchor_message_id, reply_message_id, status, error, retry, usage } = run
     return {
       id,
       session_id,
@@ -597,6 +633,7 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
       status,
       ...(error ? { error: { ...error } } : {}),
       ...(retry ? { retry: { ...retry } } : {}),
+      ...(usage ? { usage: { ...usage } } : {}),
     }
   }
 
@@ -607,7 +644,7 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
       return structuredClone({
         sessions: db.sessions,
         messages: db.messages,
-        runs: db.runs.map(({ events: _events, ...run }) => run),
+        runs: db.runs.map(({ events: _events, decisions: _decisions, ...run }) => run),
         requests: db.requests,
         plan: db.plan,
       })
@@ -633,7 +670,7 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
         if (run.status !== 'running') continue
         // Saves never split the two, but a hand-edited save may: a stream must still open with `start`.
         if (!run.events.some((e) => e.event === 'start')) {
-          emit(run, 'start', JSON.stringify({ message_id: run.reply_message_id }))
+          emit(run, 'start', { message_id: run.reply_message_id })
         }
         schedule(run)
       }
@@ -712,7 +749,42 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
 
     listMessages(sessionId) {
       if (!sessionById(sessionId)) return refusal(404, 'session_not_found', 'The session does not exist.')
-      return ok(structuredClone(db.messages.filter((m) => m.session_id === sessionId)))
+      return ok(structuredClone(inSession(sessionId)))
+    },
+
+    pageMessages(sessionId, params) {
+      if (!sessionById(sessionId)) return refusal(404, 'session_not_found', 'The session does not exist.')
+      const limit = wholeNumber(params.limit)
+      const before = wholeNumber(params.before)
+      const after = wholeNumber(params.after)
+      if (limit === null || (limit !== undefined && (limit < 1 || limit > MAX_PAGE))) {
+        return refusal(422, 'invalid_request', `limit must be a whole number from 1 to ${MAX_PAGE}.`)
+      }
+      if (before === null || after === null) return refusal(422, 'invalid_request', 'before and after must be a seq (a whole number).')
+      if (before !== undefined && after !== undefined) return refusal(422, 'invalid_request', 'Give before or after, not both.')
+      // Only `after` reads to the end without a limit: every other page has a size.
+      if (limit === undefined && after === undefined) {
+        return refusal(422, 'invalid_request', `limit must be a whole number from 1 to ${MAX_PAGE}.`)
+      }
+      return ok(structuredClone(pageOf(inSession(sessionId), { limit, before, after })))
+    },
+
+    findMessages(sessionId, clientMessageId) {
+      if (!sessionById(sessionId)) return refusal(404, 'session_not_found', 'The session does not exist.')
+      const messages = inSession(sessionId)
+      const sent = messages.find((m) => m.role === 'operator' && m.client_message_id === clientMessageId)
+      if (!sent) return ok([])
+      return ok(structuredClone(messages.filter((m) => m === sent || (m.role === 'agent' && m.reply_to === sent.id))))
+    },
+
+    search(sessionId, q, limit) {
+      if (!sessionById(sessionId)) return refusal(404, 'session_not_found', 'The session does not exist.')
+      if (q === undefined || q.trim() === '') return refusal(422, 'invalid_request', 'The search needs a non-empty q.')
+      const size = limit === undefined ? MAX_PAGE : wholeNumber(limit)
+      if (size === null || size === undefined || size < 1 || size > MAX_PAGE) {
+        return refusal(422, 'invalid_request', `limit must be a whole number from 1 to ${MAX_PAGE}.`)
+      }
+      return ok(searchOf(inSession(sessionId), q, size))
     },
 
     send(sessionId, body) {
@@ -747,6 +819,7 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
         created_at: now(),
         superseded: false,
         client_message_id: clientId,
+        seq: nextSeq(sessionId),
       }
       db.messages.push(message)
       const session = sessionById(sessionId)
@@ -797,16 +870,50 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
       return ok({ run_id: run.id, status: run.status })
     },
 
+    decide(sessionId, runId, toolCallId, body) {
+      const run = runIn(sessionId, runId)
+      if (!run) return refusal(404, 'run_not_found', 'The run does not exist in this session.')
+      const tool = toolIn(run, toolCallId)
+      if (!tool) return refusal(404, 'tool_call_not_found', 'The run has no such tool call.')
+      const decision = isRecord(body) ? body.decision : undefined
+      if (!(TOOL_DECISIONS as readonly unknown[]).includes(decision)) {
+        return refusal(422, 'invalid_request', 'The body must be { "decision": "approve" } or { "decision": "deny" }.')
+      }
+      const taken = run.decisions?.[toolCallId]
+      // A double click or a second tab: the decision already taken stands, and is answered as it is.
+      if (taken === decision) return ok({ tool_call_id: toolCallId, status: tool.status })
+      if (taken !== undefined) return refusal(409, 'decision_conflict', `The tool call was already decided: ${taken}.`)
+      if (tool.status !== 'awaiting_approval' || run.status !== 'running') {
+        return refusal(409, 'tool_not_awaiting', 'The tool call is not waiting for a decision.')
+      }
+      run.decisions = { ...run.decisions, [toolCallId]: decision as ToolDecision }
+      // The script goes on from the decision: the steps before it are the same, so the log still indexes it.
+      scripts.delete(run.id)
+      // The daemon acts at once: the tool starts running, or ends denied, before the answer goes on.
+      step(run, scriptOf(run), progressOf(run))
+      return ok({ tool_call_id: toolCallId, status: toolIn(run, toolCallId)?.status ?? tool.status })
+    },
+
+    toolOutput(sessionId, runId, toolCallId) {
+      const run = runIn(sessionId, runId)
+      const tool = run && toolIn(run, toolCallId)
+      if (!run || !tool) return refusal(404, 'tool_call_not_found', 'The run has no such tool call.')
+      if (!tool.output_truncated) return ok(tool.output ?? '')
+      // The whole output is the script's, so it is not kept twice (nor saved in the browser's storage).
+      const result = scriptOf(run).steps.find((s) => s.kind === 'tool_result' && s.id === toolCallId)
+      return ok(result?.kind === 'tool_result' ? (result.output ?? '') : (tool.output ?? ''))
+    },
+
     attach(sessionId, runId, afterId, listener) {
       const run = runIn(sessionId, runId)
       if (!run) return refusal(404, 'run_not_found', 'The run does not exist in this session.')
       const backlog = run.events.filter((e) => e.id > afterId).map((e) => ({ ...e }))
       const ended = run.events.some((e) => TERMINAL_EVENTS.has(e.event))
-      if (ended || disposed) return ok({ backlog, ended: true, detach: () => {} })
+      if (ended || disposed) return ok({ backlog, ended: true, silent: false, detach: () => {} })
       let listeners = subscribers.get(runId)
       if (!listeners) subscribers.set(runId, (listeners = new Set()))
       listeners.add(listener)
-      return ok({ backlog, ended: false, detach: () => void subscribers.get(runId)?.delete(listener) })
+      return ok({ backlog, ended: false, silent: isSilent(run), detach: () => void subscribers.get(runId)?.delete(listener) })
     },
   }
 }

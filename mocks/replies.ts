@@ -336,7 +336,8 @@ const LANGUAGE_NAMES: Record<CodeLanguage, string> = {
   go: 'Go',
 }
 
-function gistOf(prompt: string, chinese: boolean): string {
+/** The prompt in a few words (ten, or twenty Han characters), as a reply or a tool input quotes it. */
+export function gistOf(prompt: string, chinese: boolean): string {
   const text = prompt.trim().replace(/\s+/g, ' ')
   if (chinese) {
     const chars = Array.from(text)

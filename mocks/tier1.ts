@@ -17,14 +17,15 @@ export const TIER1_BASE_MS = 1000
 export type Tier1Decision = { kind: 'wait'; ms: number } | { kind: 'give_up' } | { kind: 'hand_over'; retryAfterMs: number }
 
 /**
- * What tier 1 does after attempt `attempt` (1-based) failed before the first delta, given the
- * provider's Retry-After in milliseconds if it sent one. A failure after the first delta never
- * comes here: a stream that has started is never replayed, so it fails the run at once.
+ * What tier 1 does after attempt `attempt` (1-based) failed, given the provider's Retry-After in
+ * milliseconds if it sent one. `published`: the run had already put out a `delta`, `reasoning`
+ * or `tool_call`. A stream that has started is never replayed (a tool may have changed
+ * something), so such a failure ends the run at once.
  */
-export function tier1After(attempt: number, retryAfterMs?: number): Tier1Decision {
+export function tier1After(attempt: number, retryAfterMs?: number, published = false): Tier1Decision {
   // Checked first: a long Retry-After hands over even on the last attempt, so tier 2 learns the time.
   if (retryAfterMs !== undefined && retryAfterMs > TIER1_WINDOW_MS) return { kind: 'hand_over', retryAfterMs }
-  if (attempt >= TIER1_MAX_ATTEMPTS) return { kind: 'give_up' }
+  if (published || attempt >= TIER1_MAX_ATTEMPTS) return { kind: 'give_up' }
   const backoff = TIER1_BASE_MS * 2 ** (attempt - 1)
   return { kind: 'wait', ms: Math.min(retryAfterMs ?? backoff, TIER1_WINDOW_MS) }
 }

@@ -1,9 +1,10 @@
 import { http, HttpResponse, type RequestHandler } from 'msw'
 import { type StreamEventName, TERMINAL_EVENTS } from '../../src/wire/types'
-import type { MockDaemon, StreamEvent, StreamSignal } from '../model'
+import { type MockDaemon, parseJsonBody, type StreamEvent, type StreamSignal } from '../model'
 import { dateHeader, json, refused } from './respond'
 
 type RunParams = { sid: string; rid: string }
+type ToolParams = RunParams & { tcid: string }
 
 /** Idle time after which the stream writes a `: ping` comment, keeping proxies from closing it. */
 export const PING_INTERVAL_MS = 15_000
@@ -46,6 +47,11 @@ function eventStream(daemon: MockDaemon, params: RunParams, request: Request): R
         controller.enqueue(encoder.encode(text))
         armPing()
       }
+      // `silent:S`: not even a ping until the run's next event, which arms the pings again.
+      const hush = () => {
+        clearTimeout(ping)
+        ping = undefined
+      }
       const onAbort = () => close()
       close = () => {
         if (closed) return
@@ -76,6 +82,8 @@ function eventStream(daemon: MockDaemon, params: RunParams, request: Request): R
           case 'drop':
           case 'close':
             return close()
+          case 'silence':
+            return hush()
         }
       }
 
@@ -86,8 +94,11 @@ function eventStream(daemon: MockDaemon, params: RunParams, request: Request): R
       if (attached.value.ended) return close()
       if (request.signal.aborted) return close()
       request.signal.addEventListener('abort', onAbort)
-      // A queued or hanging run may have sent nothing yet; it still gets its pings.
-      if (!closed) armPing()
+      // A queued or hanging run may have sent nothing yet; it still gets its pings, unless it is silent.
+      if (!closed) {
+        if (attached.value.silent) hush()
+        else armPing()
+      }
     },
     cancel() {
       close()
@@ -99,7 +110,7 @@ function eventStream(daemon: MockDaemon, params: RunParams, request: Request): R
   })
 }
 
-/** A run's record, its cancel, and its event stream. */
+/** A run's record, its cancel, its event stream, and its tools' decisions and outputs. */
 export function runHandlers(daemon: MockDaemon): RequestHandler[] {
   return [
     http.get<RunParams>('*/api/v1/sessions/:sid/runs/:rid', ({ request, params }) => {
@@ -122,6 +133,21 @@ export function runHandlers(daemon: MockDaemon): RequestHandler[] {
       const run = daemon.getRun(params.sid, params.rid)
       if (!run.ok) return refused(daemon, run.refusal)
       return eventStream(daemon, params, request)
+    }),
+
+    http.post<ToolParams>('*/api/v1/sessions/:sid/runs/:rid/tools/:tcid/decision', async ({ request, params }) => {
+      daemon.record(request.method, request.url)
+      const body = parseJsonBody(await request.text())
+      const result = body.ok ? daemon.decide(params.sid, params.rid, params.tcid, body.value) : body
+      if (!result.ok) return refused(daemon, result.refusal)
+      return json(daemon, result.value)
+    }),
+
+    http.get<ToolParams>('*/api/v1/sessions/:sid/runs/:rid/tools/:tcid/output', ({ request, params }) => {
+      daemon.record(request.method, request.url)
+      const result = daemon.toolOutput(params.sid, params.rid, params.tcid)
+      if (!result.ok) return refused(daemon, result.refusal)
+      return new HttpResponse(result.value, { headers: { 'content-type': 'text/plain; charset=utf-8', ...dateHeader(daemon) } })
     }),
   ]
 }

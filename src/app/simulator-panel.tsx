@@ -6,7 +6,7 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { OUTCOME_FORMS, SIMPLE_OUTCOMES, UnknownOutcomeError } from '../../mocks/faults'
+import { OUTCOME_FORMS, SIMPLE_OUTCOMES, STEP_OUTCOMES, UnknownOutcomeError } from '../../mocks/faults'
 
 const QUICK = [
   'ok',
@@ -28,10 +28,15 @@ const QUICK = [
   'drop',
   'accept_then_drop',
   'send_error',
+  'plain',
+  'approval',
+  'tools:3',
+  'long_tool:30',
+  'silent:50',
 ] as const
 
 /** The input's suggestions: every outcome taking no argument, and the argument forms as the quick buttons fill them in. */
-const SUGGESTIONS = [...SIMPLE_OUTCOMES, ...QUICK.filter((o) => o.includes(':'))]
+const SUGGESTIONS = [...SIMPLE_OUTCOMES, ...STEP_OUTCOMES, ...QUICK.filter((o) => o.includes(':'))]
 
 /** A refused plan, kept as a value and worded at render, so a language switch rewords it. */
 type PlanError = { entry: string; position: number }

@@ -7,20 +7,26 @@ import { isAbortError, MalformedPayloadError, RefusalError, TransportError } fro
 import {
   API_PREFIX,
   cancelReceiptSchema,
+  decisionReceiptSchema,
   readMessageList,
   refusalBodySchema,
   regenerateReceiptSchema,
   runSchema,
+  searchResultSchema,
   sendReceiptSchema,
   sessionListSchema,
   sessionSchema,
   type CancelReceipt,
+  type DecisionReceipt,
   type Message,
+  type MessagePage,
   type RegenerateReceipt,
   type Run,
+  type SearchHit,
   type SendBody,
   type SendReceipt,
   type Session,
+  type ToolDecision,
 } from './types'
 import { createDaemonClock, type DaemonClock } from './clock'
 
@@ -48,6 +54,9 @@ export function createDaemonClient({
   const root = `${baseUrl.replace(/\/$/, '')}${API_PREFIX}`
   const sessionPath = (sid: string) => `/sessions/${encodeURIComponent(sid)}`
   const runPath = (sid: string, rid: string) => `${sessionPath(sid)}/runs/${encodeURIComponent(rid)}`
+  const toolPath = (sid: string, rid: string, tcid: string) => `${runPath(sid, rid)}/tools/${encodeURIComponent(tcid)}`
+  const query = (params: Record<string, string | number | undefined>) =>
+    new URLSearchParams(Object.entries(params).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]]))).toString()
 
   async function request(method: string, path: string, init: { body?: unknown; signal?: AbortSignal; headers?: Record<string, string> } = {}) {
     let response: Response
@@ -83,6 +92,13 @@ export function createDaemonClient({
     }
   }
 
+  /** A list of messages read as `listMessages` reads it (record by record, pausing between slices). */
+  async function messagesOf(endpoint: string, body: unknown, signal: AbortSignal | undefined) {
+    const list = await readMessageList(body, () => pauseForPage(signal))
+    if (!list.ok) throw new MalformedPayloadError(endpoint, list.issue)
+    return list
+  }
+
   async function json<S extends z.ZodMiniType>(schema: S, endpoint: string, responsePromise: Promise<Response>): Promise<z.infer<S>> {
     const body = await bodyOf(endpoint, responsePromise)
     const parsed = schema.safeParse(body)
@@ -115,10 +131,39 @@ export function createDaemonClient({
     async listMessages(sessionId: string, signal?: AbortSignal): Promise<Message[]> {
       const path = `${sessionPath(sessionId)}/messages`
       const endpoint = 'GET /sessions/:sid/messages'
-      const list = await readMessageList(await bodyOf(endpoint, request('GET', path, { signal })), () => pauseForPage(signal))
-      if (!list.ok) throw new MalformedPayloadError(endpoint, list.issue)
+      const list = await messagesOf(endpoint, await bodyOf(endpoint, request('GET', path, { signal })), signal)
       unreadable.set(sessionId, list.skipped)
       return list.messages
+    },
+    /** A page of history by `seq`: the newest `limit`, the `limit` before `before`, or those after `after` (all of them without a limit). */
+    async listMessagesPage(
+      sessionId: string,
+      page: { limit?: number; before?: number; after?: number },
+      signal?: AbortSignal,
+    ): Promise<MessagePage> {
+      const endpoint = 'GET /sessions/:sid/messages?limit'
+      const body = await bodyOf(endpoint, request('GET', `${sessionPath(sessionId)}/messages?${query(page)}`, { signal }))
+      const hasMore = (body as { has_more?: unknown } | null)?.has_more
+      if (typeof hasMore !== 'boolean') throw new MalformedPayloadError(endpoint, 'has_more is not a boolean')
+      const list = await messagesOf(endpoint, body, signal)
+      return { messages: list.messages, has_more: hasMore, skipped: list.skipped }
+    },
+    /** The operator message sent with `clientMessageId` and the agent messages replying to it (none: `[]`). */
+    async findByClientMessageId(sessionId: string, clientMessageId: string, signal?: AbortSignal): Promise<Message[]> {
+      const endpoint = 'GET /sessions/:sid/messages?client_message_id'
+      const path = `${sessionPath(sessionId)}/messages?${query({ client_message_id: clientMessageId })}`
+      return (await messagesOf(endpoint, await bodyOf(endpoint, request('GET', path, { signal })), signal)).messages
+    },
+    /** Messages whose content, reasoning, tool names or inputs hold `q` (any case), oldest first. */
+    async searchMessages(
+      sessionId: string,
+      q: string,
+      limit: number,
+      signal?: AbortSignal,
+    ): Promise<{ hits: SearchHit[]; has_more: boolean; skipped: number }> {
+      const path = `${sessionPath(sessionId)}/search?${query({ q, limit })}`
+      const body = await json(searchResultSchema, 'GET /sessions/:sid/search', request('GET', path, { signal }))
+      return { hits: body.hits.items, has_more: body.has_more, skipped: body.hits.skipped }
     },
     sendMessage(sessionId: string, body: SendBody, signal?: AbortSignal): Promise<SendReceipt> {
       const path = `${sessionPath(sessionId)}/messages`
@@ -133,6 +178,22 @@ export function createDaemonClient({
     },
     cancelRun(sessionId: string, runId: string): Promise<CancelReceipt> {
       return json(cancelReceiptSchema, 'POST …/cancel', request('POST', `${runPath(sessionId, runId)}/cancel`))
+    },
+    /** Answers a tool awaiting approval; the same decision again is answered as it stands. */
+    decide(sessionId: string, runId: string, toolCallId: string, decision: ToolDecision, signal?: AbortSignal): Promise<DecisionReceipt> {
+      const path = `${toolPath(sessionId, runId, toolCallId)}/decision`
+      return json(decisionReceiptSchema, 'POST …/decision', request('POST', path, { body: { decision }, signal }))
+    },
+    /** A tool's whole output (history and the stream carry at most 16 KiB of it). */
+    async toolOutput(sessionId: string, runId: string, toolCallId: string, signal?: AbortSignal): Promise<string> {
+      const path = `${toolPath(sessionId, runId, toolCallId)}/output`
+      const response = await request('GET', path, { signal, headers: { accept: 'text/plain' } })
+      try {
+        return await response.text()
+      } catch (error) {
+        if (isAbortError(error)) throw error
+        throw new TransportError(error instanceof Error ? error.message : String(error), { cause: error })
+      }
     },
     /** Opens a run's event stream; the body is read by ./events.ts. */
     openEvents(sessionId: string, runId: string, lastEventId: number | undefined, signal: AbortSignal): Promise<Response> {

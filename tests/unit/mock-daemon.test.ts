@@ -188,6 +188,8 @@ describe('sessions', () => {
 
 describe('sending', () => {
   it('creates the operator message, the agent reply and its run in one step, then streams the reply', async () => {
+    // Text only: `ok` shows agent steps before its answer (mock-daemon-steps.test.ts).
+    daemon.plan(['plain'])
     const session = await newSession()
     const receipt = await accepted(session.id, 'Tell me about tides')
     expect(receipt).toEqual({ message_id: expect.stringMatching(/^msg_/), run_id: expect.stringMatching(/^run_/), queued: false })
@@ -486,6 +488,7 @@ describe('runs', () => {
       anchor_message_id: receipt.message_id,
       reply_message_id: expect.stringMatching(/^msg_/),
       status: 'completed',
+      usage: { input_tokens: expect.any(Number), output_tokens: expect.any(Number), cost_usd: expect.any(Number) },
     })
   })
 
