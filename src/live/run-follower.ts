@@ -10,7 +10,7 @@ import { isAbortError, RefusalError, StreamFailure } from '../wire/errors'
 import { followRun } from '../wire/events'
 import type { DaemonClient } from '../wire/http'
 import type { FollowRun } from '../wire/worker-follow'
-import type { Message, Part, Usage, WireError } from '../wire/types'
+import type { Message, WireError } from '../wire/types'
 import type { LiveRunStore } from './live-runs'
 
 /** Runs worth following: agent replies in the main flow that have not ended. */
@@ -18,12 +18,8 @@ export function activeRuns(messages: readonly Message[] | undefined): Message[] 
   return (messages ?? []).filter((m) => m.role === 'agent' && !m.superseded && m.run_id && (m.status === 'queued' || m.status === 'streaming'))
 }
 
-/**
- * A run whose stream ended `done`: what history would say of its reply. Whoever writes it into
- * history writes `parts` and `usage` too: history then is the source shown, and its steps must not
- * fall back to an older read's.
- */
-export type SettledRun = { runId: string; messageId: string; content: string; parts?: Part[]; usage?: Usage }
+/** A run whose stream ended `done`: what history would say of its reply. */
+export type SettledRun = { runId: string; messageId: string; content: string }
 
 /**
  * Reads the session's history again and resolves once it is in. With `settled` (a run the stream
@@ -61,17 +57,7 @@ export function createRunFollower({ client, live, refreshHistory, follow: readSt
     // The run ended (or the daemon no longer knows it): history has its persisted outcome. A
     // failed or cancelled run is always read: its error and retry classification are history's.
     const run = live.get(runId)
-    const settled: SettledRun | undefined =
-      run?.status === 'complete' && run.messageId
-        ? {
-            runId,
-            messageId: run.messageId,
-            content: run.content,
-            // As on the wire: a reply without steps has no `parts`, a run that reported no spend no `usage`.
-            ...(run.parts.length > 0 ? { parts: [...run.parts] } : {}),
-            ...(run.usage ? { usage: run.usage } : {}),
-          }
-        : undefined
+    const settled = run?.status === 'complete' && run.messageId ? { runId, messageId: run.messageId, content: run.content } : undefined
     await refreshHistory(sessionId, settled)
   }
 
