@@ -50,14 +50,13 @@ export function formatBytes(bytes: number, lng: string): string {
 }
 
 /**
- * A cost in US dollars, as the daemon reports it: two decimals from a cent up ("$1.25"), up to
- * four below it so a run that cost a fraction of a cent does not read "$0.00" ("$0.0032");
- * zh "US$0.0032".
+ * A cost in US dollars, as the daemon reports it: cents from a dollar up ("$1.25"), up to four
+ * places below it, where most replies cost, so $0.0123 does not read "$0.01" and a fraction of a
+ * cent does not read "$0.00" ("$0.0032", "$0.50"); zh "US$0.0032".
  */
 export function formatUsd(usd: number, lng: string): string {
   const value = Number.isFinite(usd) && usd > 0 ? usd : 0
-  const small = value > 0 && value < 0.01
-  return numberFormat(lng, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: small ? 4 : 2 }).format(value)
+  return numberFormat(lng, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: value < 1 ? 4 : 2 }).format(value)
 }
 
 /**

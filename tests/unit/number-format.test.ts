@@ -40,8 +40,11 @@ describe('formatBytes', () => {
 })
 
 describe('formatUsd', () => {
-  it('shows cents from a cent up, and a fraction of a cent to four places', () => {
+  it('shows cents from a dollar up, and up to four places below it', () => {
     expect(formatUsd(1.25, 'en')).toBe('$1.25')
+    expect(formatUsd(1.23456, 'en')).toBe('$1.23')
+    expect(formatUsd(0.0123, 'en')).toBe('$0.0123')
+    expect(formatUsd(0.01234, 'en')).toBe('$0.0123')
     expect(formatUsd(0.5, 'en')).toBe('$0.50')
     expect(formatUsd(0.0032, 'en')).toBe('$0.0032')
     expect(formatUsd(0, 'en')).toBe('$0.00')
