@@ -16,7 +16,7 @@ describe('createListeners', () => {
     listeners.notify('drafts', 'ses_1')
     expect(a).toHaveBeenCalledExactlyOnceWith('ses_1')
     expect(b).not.toHaveBeenCalled()
-    listeners.notify('nobody')
+    listeners.notify('nobody', 'ses_1')
   })
 
   it('stops telling a listener once it unsubscribes, and the same function subscribed twice is told once', () => {
