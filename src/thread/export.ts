@@ -6,8 +6,8 @@
 import type { TFunction } from 'i18next'
 import { marked, type Token } from 'marked'
 import { describeFailure, failureOfWireError } from '../i18n/describe-failure'
-import type { Message, Session } from '../wire/types'
-import { sessionLabel } from '../chat/sessions/session-label'
+import type { Message, Part, Session, ToolPart } from '../wire/types'
+import { sessionLabel } from './session-label'
 import { buildTranscript } from './transcript-model'
 import { isActive } from '../wire/status'
 
@@ -70,9 +70,36 @@ function escapeRawHtml(markdown: string): string {
   return tokens.map((token) => (token.type === 'code' ? token.raw : escapeOutsideCodeSpans(token.raw))).join('')
 }
 
+/** A tool call as a folded block: its name, effect and status on the summary line, its input and output inside. */
+function toolBlock(t: TFunction, part: ToolPart): string {
+  const summary = `${part.name} · ${t(`steps.effect.${part.effect}`)} · ${t(`steps.status.${part.status}`)}`
+  const lines = ['<details>', `<summary>${escapeOutsideCodeSpans(summary)}</summary>`, '', `**${t('steps.input')}**`, '', fenced(part.input, 'json')]
+  if (part.output !== undefined) lines.push('', `**${t('steps.output')}**`, '', fenced(part.output, ''))
+  if (part.error) {
+    const { text, code } = describeFailure(t, failureOfWireError(part.error))
+    lines.push('', `> **${t('export.failed')}** ${text}${code ? ` (${t('transcript.supportCode', { code })})` : ''}`)
+  }
+  lines.push('', '</details>')
+  return lines.join('\n')
+}
+
+function fenced(text: string, language: string): string {
+  const fence = fenceFor(text)
+  return `${fence}${language}\n${text}\n${fence}`
+}
+
+/** One step of a reply in the file: text as the reply's Markdown, reasoning and tools folded. */
+function stepBody(t: TFunction, part: Part): string {
+  if (part.type === 'text') return escapeRawHtml(part.text)
+  if (part.type === 'reasoning') return ['<details>', `<summary>${t('steps.reasoning')}</summary>`, '', quoted(part.text), '', '</details>'].join('\n')
+  return toolBlock(t, part)
+}
+
 function agentBody(t: TFunction, message: Message): string {
   const parts: string[] = []
-  if (message.content) parts.push(escapeRawHtml(message.content))
+  // A reply with steps is written step by step; one without is its text (`content` is the text parts joined).
+  if (message.parts && message.parts.length > 0) parts.push(...message.parts.filter((p) => p.type !== 'text' || p.text).map((p) => stepBody(t, p)))
+  else if (message.content) parts.push(escapeRawHtml(message.content))
   if (message.status === 'failed') {
     const { text, code } = describeFailure(t, failureOfWireError(message.error))
     parts.push(`> **${t('export.failed')}** ${text}${code ? ` (${t('transcript.supportCode', { code })})` : ''}`)

@@ -164,10 +164,18 @@ export function regenerateImpact(messages: readonly Message[], anchorId: string)
   return { replaced: after.length, operator: after.filter((m) => m.role === 'operator').length }
 }
 
-/** What find-in-session searches in a row: the message, and the earlier versions folded under it. */
+/**
+ * What find-in-session searches in a row: the message, and the earlier versions folded under it;
+ * for a reply, its reasoning and its tools' names and inputs too (as the daemon's search does).
+ */
 export function transcriptText(item: TranscriptItem): string {
   if (item.kind === 'pending') return item.entry.content
   if (item.kind === 'operator') return item.message.content
-  return [item.message.content, ...item.earlier.map((m) => m.content)].join('\n')
+  return [item.message, ...item.earlier].map(replyText).join('\n')
+}
+
+function replyText(message: Message): string {
+  if (!message.parts || message.parts.length === 0) return message.content
+  return message.parts.map((part) => (part.type === 'tool' ? `${part.name}\n${part.input}` : part.text)).join('\n')
 }
 

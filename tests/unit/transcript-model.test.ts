@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { OutboxEntry } from '../../src/send/outbox'
-import { buildTranscript, regenerateImpact } from '../../src/thread/transcript-model'
+import { buildTranscript, regenerateImpact, transcriptText } from '../../src/thread/transcript-model'
 import type { Message } from '../../src/wire/types'
 
 let clock = 0
@@ -145,5 +145,27 @@ describe('regenerateImpact', () => {
     expect(regenerateImpact(flow, 'o1')).toEqual({ replaced: 3, operator: 1 })
     expect(regenerateImpact(flow, 'o2')).toEqual({ replaced: 1, operator: 0 })
     expect(regenerateImpact(flow, 'missing')).toEqual({ replaced: 0, operator: 0 })
+  })
+})
+
+describe('transcriptText over a reply with steps', () => {
+  it('finds the reasoning, the tools\' names and their inputs, in the reply and its earlier versions', () => {
+    const withSteps = (id: string, tool: string): Message => ({
+      id,
+      session_id: 's',
+      role: 'agent',
+      content: 'the answer',
+      created_at: 0,
+      superseded: false,
+      reply_to: 'op',
+      status: 'complete',
+      parts: [
+        { type: 'reasoning', text: 'weighing the options' },
+        { type: 'tool', tool_call_id: `t-${id}`, name: tool, effect: 'read', input: '{"query":"needle"}', status: 'done', started_at: 0 },
+        { type: 'text', text: 'the answer' },
+      ],
+    })
+    const text = transcriptText({ kind: 'agent', key: 'k', message: withSteps('r2', 'search_docs'), earlier: [withSteps('r1', 'read_file')], followers: {}, isLatest: true })
+    for (const word of ['weighing the options', 'search_docs', 'read_file', '"query":"needle"', 'the answer']) expect(text).toContain(word)
   })
 })

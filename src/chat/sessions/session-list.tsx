@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type FocusEvent, type KeyboardEvent, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { MAX_TITLE_LENGTH, type Session } from '../../wire/types'
-import { sessionLabel } from './session-label'
+import { sessionLabel } from '../../thread/session-label'
 
 export type SessionActions = {
   onRename: (session: Session, title: string) => void
