@@ -88,16 +88,16 @@ async function dispatchOnce(
       } else {
         if (record.phase === 'cancelled') return { skipped: 'cancelled' }
         if (record.phase === 'dismissed' || record.phase === 'settled') return { skipped: 'stale' }
-        // The attempt was made (and lost) by another tab, which armed the next: count down to it.
+        // An attempt another tab made and lost is not sent again: count down to the next it armed.
         if (record.attempt > input.attempt) return record.phase === 'armed' ? { skipped: 'rearm' } : { skipped: 'stale' }
         if (record.attempt === input.attempt && record.phase === 'watching' && record.runId) {
           // Another tab sent this attempt: follow its run rather than send a second.
           return { run_id: record.runId, superseded: [], queued: false }
         }
         if (record.attempt === input.attempt && record.phase === 'dispatching' && record.dispatchedAt !== undefined) {
-          // The tab that was sending went away mid-request (its lock is gone): did it land?
+          // A tab that went away mid-request (its lock is gone) may have landed it: follow that run.
           const landed = strayRun(await client.listMessages(input.sessionId, signal), input.anchorId, record.dispatchedAt)
-          // The look-up took time: a cancel (here or in another tab) may have come meanwhile.
+          // A cancel that came during the look-up (here or in another tab) wins over it.
           signal.throwIfAborted()
           if (board.read(input.sessionId, input.anchorId)?.phase === 'cancelled') return { skipped: 'cancelled' }
           if (landed) {
@@ -126,8 +126,8 @@ async function dispatchOnce(
       if (!signal.aborted) board.update(input.sessionId, input.anchorId, failureId, boardAfter(lostDispatch(error, network?.online() === false), input.attempt, clock.now()))
       throw error
     }
-    // Cancelled in another tab while this request was on the wire: the run it started is
-    // cancelled here, at once, and this tab stops too.
+    // A cancel in another tab while this request was on the wire is a cancel here too: the run
+    // it started is cancelled at once.
     if (board.read(input.sessionId, input.anchorId)?.phase === 'cancelled') {
       await client.cancelRun(input.sessionId, receipt.run_id).catch(() => undefined)
       refreshHistory(input.sessionId)

@@ -46,7 +46,7 @@ export type RetryDeadline = {
  * The deadline of the next automatic attempt: the backoff wait, but never before the provider's
  * `retry_after_until`. That time is trusted only when it is a time a Date can hold, in the future —
  * a past time has already been honoured, and anything else is a malformed wire value. The caller
- * has already placed it on the browser's clock (the daemon clock's `toLocal`).
+ * has already placed it on the browser's clock (`RetryClock.fromDaemon`).
  */
 export function retryDeadline({ attempt, now, retryAfterUntil }: RetryDeadlineInput): RetryDeadline {
   let deadline = now + backoffMs(attempt)

@@ -1,14 +1,8 @@
 /**
- * Found while testing and fixed; this test keeps it so. What it was: the Markdown export turns raw HTML in a reply into markup. The wire says "raw HTML in a
- * reply is text, never markup" (daemon-wire.md, the event stream), and the app shows it as text,
- * but sessionToMarkdown (src/thread/export.ts, agentBody) writes a reply's content into the file
- * as it is. Wherever the file is rendered, a reply's `<img …>` or `<a …>` becomes an element, and
- * a reply (or an earlier version) containing `</details>` closes the folded block early, so the
- * versions after it spill out of it.
- *
- * Fix: in agentBody, escape the HTML the reply's Markdown holds before writing it: lex the
- * content with marked's lexer (already a dependency, see src/markdown/split-blocks.ts) and
- * write `html` tokens, block and inline, with `<` as `&lt;`; code spans and fences stay as they are.
+ * The Markdown export keeps raw HTML in a reply as text, as the app shows it ("raw HTML in a reply
+ * is text, never markup", daemon-wire.md, the event stream): wherever the file is rendered, a
+ * reply's `<img …>` or `<a …>` makes no element, and a `</details>` in a reply (or an earlier
+ * version) cannot close the folded block early and spill the versions after it.
  */
 import { describe, expect, it } from 'vitest'
 import { sessionToMarkdown } from '../../src/thread/export'

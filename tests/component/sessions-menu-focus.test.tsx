@@ -1,21 +1,8 @@
 /**
- * Found while testing and fixed; this test keeps it so. What it was: focus lands on <body> after three session-menu paths, so a keyboard or screen-reader
- * operator is thrown back to the top of the page.
- *
- * 1. Keep it (or Escape) on the delete question. The menu item that opened it is removed in the
- *    same commit as the dialog mounts (SessionMenu's `act` closes the menu, src/chat/session-list.tsx),
- *    so ModalDialog records <body> as the opener (src/chat/modal-dialog.tsx: `document.activeElement
- *    instanceof HTMLElement` holds for body) and hands the focus back to it on close.
- * 2. Export as Markdown / JSON: the same `act` removes the focused item and focuses nothing.
- * 3. Delete session on the open session: the dialog closes (setDeleting(undefined) in
- *    confirmDelete, src/chat/sessions-panel.tsx) before the DELETE answers, so its fallback
- *    `.sessions [aria-current="page"]` is the link of the session being deleted, which the list
- *    then drops.
- *
- * Fix: in SessionMenu, `const act = (run) => () => { close(); run() }` (close() focuses the "⋯"
- * button first, so it is the opener the dialog returns to); in ModalDialog never take <body> for
- * the opener; in SessionsPanel give the delete question a fallback that skips the session being
- * deleted (the link of `next`, else the message box).
+ * The focus after the session menu, so a keyboard or screen-reader operator is never thrown back
+ * to the top of the page: Keep it (or Escape) on the delete question and an export give it back
+ * to the session's "⋯" button, whose menu item is gone by then; deleting the open session puts it
+ * on the link of the session that opens in its place, never on the deleted one's. In en and zh.
  */
 import { screen, within } from '@testing-library/react'
 import { afterEach, beforeEach, describe, it, vi } from 'vitest'

@@ -1,18 +1,8 @@
 /**
- * Found while testing and fixed; this test keeps it so. What it was: a rename refused with 404 session_not_found (the session was deleted in another tab
- * while its title was being edited) is never shown, and the focus falls to <body>.
- *
- * useRenameSession's `onSettled` (src/chat/api/use-sessions.ts) re-reads the session list, and
- * TanStack Query awaits it before the per-call `onError` of `rename.mutate` in
- * src/chat/sessions-panel.tsx runs. By then the list has dropped the session, so its row, and
- * the RenameField that would show the refusal (src/chat/session-list.tsx), are gone:
- * `setRenaming({ sessionId, error })` names a row that no longer exists.
- *
- * Fix: in SessionsPanel's rename `onError`, when the session is no longer listed (or the code is
- * session_not_found), end the rename and show the refusal where delete and export failures go:
- * `setRenaming(undefined); setActionError({ template: 'sessionMenu.renameFailed', error })`
- * (adding 'sessionMenu.renameFailed' to the actionError template type), and put the focus on the
- * session in view's link or the message box.
+ * A rename of a session deleted meanwhile (in another tab, while its title was being edited):
+ * the daemon's 404 session_not_found is worded where the session menu's failures go, since the
+ * row that held the rename field is gone with the session, and the focus stays in the page
+ * instead of falling to <body>. In en and zh.
  */
 import { screen } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'

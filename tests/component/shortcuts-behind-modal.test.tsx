@@ -1,15 +1,8 @@
 /**
- * Found while testing and fixed; this test keeps it so. What it was: the page's shortcuts act behind an open modal dialog. With the delete question open
- * (the page behind it is inert), Alt+↓ switches the session behind it, Ctrl+Shift+O makes and
- * opens a new session, and `?` stacks the shortcut list on top of the question, so "Delete
- * session" is then answered about a session no longer in view.
- *
- * useShortcuts (src/chat/use-core.ts) listens on the document and acts on every keydown that
- * nothing prevented; a ModalDialog (src/chat/modal-dialog.tsx) handles only Escape and Tab.
- *
- * Fix: in useShortcuts' listener, return early while a modal is open, e.g.
- * `if (document.querySelector('dialog[aria-modal="true"]')) return` (or have ModalDialog's
- * onKeyDown stop the propagation of every key but Tab, which it traps itself).
+ * The page's shortcuts do nothing behind an open modal dialog: with the delete question open,
+ * Alt+↓ does not switch the session behind it, Ctrl+Shift+O makes no session, and `?` stacks no
+ * shortcut list on top of it, so "Delete session" is always answered about the session in view.
+ * In en and zh.
  */
 import { screen } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'

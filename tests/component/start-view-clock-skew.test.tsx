@@ -1,20 +1,11 @@
 /**
- * Found while testing and fixed; this test keeps it so. What it was: the first screen's idempotent create depends on the browser's clock agreeing with the
- * daemon's. createOwnSession (src/send/start-session.ts) looks for the session a lost answer made
- * as an untitled one with `created_at >= sentAt - CREATE_SLACK_MS` (2 s), where `sentAt` is the
- * browser's `Date.now()` and `created_at` the daemon's clock (daemon-wire.md: "Times on the wire
- * are the daemon's clock").
+ * The first screen's idempotent create holds whatever the daemon's clock says ("Times on the wire
+ * are the daemon's clock", daemon-wire.md): after a lost create answer,
  *
- * - Daemon 5 s behind: the session the lost answer made reads as older than the request, so a
- *   second one is created; the first stays behind, untitled and empty.
- * - Daemon 5 s ahead and a create that never reached it: an untitled session made up to 7 s
- *   before the request (another tab's New session) is taken for this one, and the first message
- *   lands in it.
- *
- * Fix: do not compare clocks. Before the POST, note the ids of the untitled sessions already
- * listed (the first screen has the list cached; read it if not), and after a lost answer take an
- * untitled session that is not among them; or measure the daemon's offset from the `Date` header
- * and compare on the daemon's clock.
+ * - a daemon 5 s behind: there is still one session, the one the lost answer made (none is left
+ *   behind untitled and empty);
+ * - a daemon 5 s ahead and a create that never reached it: an untitled session someone else made
+ *   4 s before is not taken for this one, and the first message does not land in it.
  */
 import { screen } from '@testing-library/react'
 import { http, HttpResponse } from 'msw'

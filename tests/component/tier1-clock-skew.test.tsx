@@ -1,20 +1,10 @@
 /**
- * Found while testing and fixed; this test keeps it so. What it was: tier 1's `retry_at` is read on the browser's clock. The wire's times are the daemon's
- * (daemon-wire.md: "Times on the wire are the daemon's clock. Every response carries the
- * standard Date header … so the client can estimate how far its own clock is from the
- * daemon's"), but nothing in the client measures that offset: `clock` in src/chat/runtime.tsx is
- * plain `Date.now()`.
+ * Tier 1's `retry_at` is on the daemon's clock ("Times on the wire are the daemon's clock",
+ * daemon-wire.md) and is placed on the browser's by the offset measured from `Date` headers:
  *
- * - Daemon 60 s ahead: a 1 s wait reads "in 61 s" (Tier1Status, src/chat/tier1-status.tsx,
- *   `wait.retryAt - clock.now()`).
- * - Daemon 5 s behind: the wait reads as already over ("retrying: attempt 2 of 3…") from its
- *   first frame, and it is never announced, because the live store takes a `retry_at` before the
- *   client's now for a replay (src/live/live-runs.ts, `if (frame.retry_at > clock.now()) tell(…)`).
- *
- * Fix: measure the offset from the `Date` header of each daemon response in the wire client
- * (src/wire/http.ts) and give the runtime a corrected clock (`now: () => Date.now() + offset`),
- * or translate `retry_at` (and `retry_after_until`) onto the client's clock where frames and
- * history are read; the Date header has a one-second resolution, which is enough here.
+ * - a daemon 60 s ahead: a 1 s wait reads 1 s, not 61 s;
+ * - a daemon 5 s behind: the 1 s wait counts down and is announced, instead of reading as over
+ *   (and taken for a replay) from its first frame.
  */
 import { screen } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'

@@ -1,17 +1,9 @@
 /**
- * Found while testing and fixed (the same as tests/component/sessions-menu-focus.test.tsx, here in Chromium with a
- * real `showModal()`): after Keep it on the delete question, after an export, and after deleting
- * the open session, the focus is on <body> instead of the session menu's "⋯" button or the
- * session that opens in place of the deleted one.
- *
- * Cause: SessionMenu's `act` (src/chat/session-list.tsx) closes the menu, removing the focused
- * item, without focusing its button, so ModalDialog (src/chat/modal-dialog.tsx) records <body> as
- * its opener; and the delete question's fallback (src/chat/sessions-panel.tsx) is the
- * `aria-current` link, still the deleted session's when the dialog closes.
- * Fix: `act` calls `close()` (which focuses the "⋯" button) before the action; ModalDialog never
- * takes <body> for its opener; the delete fallback skips the session being deleted.
- *
- * Also here, in both languages: a press outside an open menu closes it.
+ * The focus after the session menu, in Chromium with a real `showModal()` (the component suite's
+ * tests/component/sessions-menu-focus.test.tsx, in a browser): Keep it on the delete question and
+ * an export give it back to the session's "⋯" button; deleting the open session puts it on the
+ * session that opens in its place, never on <body>. Also, in both languages: a press outside an
+ * open menu closes it.
  */
 import { agentReplies, expect, openApp, sendMessage, test, word } from './fixtures'
 import { newSessionAnyWidth, sessionsNav } from './panel'
