@@ -117,6 +117,13 @@ describe('tier1After (the policy)', () => {
     expect(tier1After(2, 90_000)).toEqual({ kind: 'hand_over', retryAfterMs: 90_000 })
     expect(tier1After(3, 3_000_000)).toEqual({ kind: 'hand_over', retryAfterMs: 3_000_000 })
   })
+
+  it('never retries once the run has published output (a delta, reasoning or a tool_call), even on attempt 1', () => {
+    expect(tier1After(1, undefined, true)).toEqual({ kind: 'give_up' })
+    expect(tier1After(1, 5_000, true)).toEqual({ kind: 'give_up' })
+    // A provider time past the window still reaches tier 2.
+    expect(tier1After(1, 90_000, true)).toEqual({ kind: 'hand_over', retryAfterMs: 90_000 })
+  })
 })
 
 // --- tier1:N ---------------------------------------------------------------------------------
@@ -234,6 +241,21 @@ describe('the first-delta rule', () => {
     expect(names(rid)).toEqual(['start', 'delta', 'delta', 'delta', 'error'])
     expect(runOf(rid)).toMatchObject({ status: 'failed', retry: { retryable: true, retry_class: 'overloaded' } })
     expect(replyOf(rid).content).not.toBe('')
+  })
+
+  it('a failure after a tool_call (write_then_fail) fails the run at once, with no retrying event: the tool may have changed something', async () => {
+    const { rid } = await runWith('write_then_fail')
+    for (let i = 0; i < 100 && !names(rid).includes('tool_result'); i++) await vi.advanceTimersByTimeAsync(D)
+    expect(names(rid).at(-1)).toBe('tool_result')
+    // At once: the next step's pause, not a tier 1 wait of 1 s.
+    await vi.advanceTimersByTimeAsync(D)
+    const events = names(rid)
+    expect(events.slice(-2)).toEqual(['tool_result', 'error'])
+    expect(events.indexOf('tool_call')).toBeGreaterThan(0)
+    expect(events).not.toContain('retrying')
+    expect(runOf(rid)).toMatchObject({ status: 'failed', error: { code: 'model_unavailable' }, retry: { retryable: true, retry_class: 'overloaded' } })
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(names(rid)).toEqual(events)
   })
 
   it('once tier 1 has let the reply start, no retrying event follows a delta', async () => {
