@@ -10,7 +10,7 @@ import { isAbortError, RefusalError, StreamFailure } from '../wire/errors'
 import { followRun } from '../wire/events'
 import type { DaemonClient } from '../wire/http'
 import type { FollowRun } from '../wire/worker-follow'
-import type { Message, WireError } from '../wire/types'
+import type { Message, Part, Usage, WireError } from '../wire/types'
 import type { LiveRunStore } from './live-runs'
 
 /** Runs worth following: agent replies in the main flow that have not ended. */
@@ -19,7 +19,8 @@ export function activeRuns(messages: readonly Message[] | undefined): Message[] 
 }
 
 /** A run whose stream ended `done`: what history would say of its reply. */
-export type SettledRun = { runId: string; messageId: string; content: string }
+/** A run the stream saw complete: its reply as the stream ended it (text, steps and usage). */
+export type SettledRun = { runId: string; messageId: string; content: string; parts: readonly Part[]; usage?: Usage }
 
 /**
  * Reads the session's history again and resolves once it is in. With `settled` (a run the stream
@@ -57,7 +58,10 @@ export function createRunFollower({ client, live, refreshHistory, follow: readSt
     // The run ended (or the daemon no longer knows it): history has its persisted outcome. A
     // failed or cancelled run is always read: its error and retry classification are history's.
     const run = live.get(runId)
-    const settled = run?.status === 'complete' && run.messageId ? { runId, messageId: run.messageId, content: run.content } : undefined
+    const settled =
+      run?.status === 'complete' && run.messageId
+        ? { runId, messageId: run.messageId, content: run.content, parts: run.parts, ...(run.usage ? { usage: run.usage } : {}) }
+        : undefined
     await refreshHistory(sessionId, settled)
   }
 

@@ -60,7 +60,7 @@ function idleHistory(queryClient: QueryClient, key: readonly unknown[]): Message
  * transcript builds one row). False when that cannot stand in for a read: no history held, a read
  * on its way (it may predate the end), or no reply of that run still shown as going.
  */
-function settleRun(queryClient: QueryClient, sessionId: string, { runId, messageId, content }: SettledRun): boolean {
+function settleRun(queryClient: QueryClient, sessionId: string, { runId, messageId, content, parts, usage }: SettledRun): boolean {
   const key = chatKeys.messages(sessionId)
   const messages = idleHistory(queryClient, key)
   if (!messages) return false
@@ -69,7 +69,8 @@ function settleRun(queryClient: QueryClient, sessionId: string, { runId, message
   if (!reply || reply.superseded || (reply.status !== 'queued' && reply.status !== 'streaming')) return false
   const { error: _error, retry: _retry, ...kept } = reply
   const next = messages.slice()
-  next[at] = { ...kept, id: messageId, content, status: 'complete' }
+  // The steps as the stream ended them; a reply without steps keeps none (`content` says it all).
+  next[at] = { ...kept, id: messageId, content, status: 'complete', ...(parts.length > 0 ? { parts: [...parts] } : {}), ...(usage ? { usage } : {}) }
   queryClient.setQueryData<Message[]>(key, next)
   return true
 }

@@ -7,10 +7,10 @@
 import { describe, expect, it, vi } from 'vitest'
 import { startMockDaemonForFile } from '../setup/mock-daemon'
 import { createLiveRunStore, LIVE_RUN_NAMESPACE, overlay } from '../../src/live/live-runs'
-import { activeRuns, createRunFollower } from '../../src/live/run-follower'
+import { activeRuns, createRunFollower, type SettledRun } from '../../src/live/run-follower'
 import { createKeyedStore, storageKey } from '../../src/storage/keyed-store'
 import { createDaemonClient } from '../../src/wire/http'
-import type { Message } from '../../src/wire/types'
+import type { Message, Part } from '../../src/wire/types'
 
 const { daemon } = startMockDaemonForFile()
 const client = createDaemonClient({ baseUrl: 'http://daemon.test' })
@@ -41,7 +41,7 @@ function followerHarness() {
     },
   })
   const reads: Message[][] = []
-  const refreshHistory = vi.fn(async (sessionId: string) => {
+  const refreshHistory = vi.fn(async (sessionId: string, _settled?: SettledRun) => {
     reads.push(await client.listMessages(sessionId))
   })
   const follower = createRunFollower({ client, live, refreshHistory })
@@ -84,7 +84,12 @@ describe('createRunFollower', () => {
     const reply = storedReply(runId)
     expect(reply.status).toBe('complete')
     // The stream saw the run complete: the refresher is told what history now says of its reply.
-    expect(h.refreshHistory).toHaveBeenCalledWith(sessionId, { runId, messageId: reply.id, content: reply.content })
+    expect(h.refreshHistory).toHaveBeenCalledWith(sessionId, expect.objectContaining({ runId, messageId: reply.id, content: reply.content }))
+    // …and the steps it saw, as history keeps them (times aside: the stream's are the browser's clock).
+    const settled = h.refreshHistory.mock.calls[0]![1]!
+    const shape = (parts: readonly Part[] | undefined) => (parts ?? []).map((p) => (p.type === 'tool' ? `${p.type}:${p.name}:${p.status}:${p.input}:${p.output}` : `${p.type}:${p.text}`))
+    expect(shape(settled.parts)).toEqual(shape(reply.parts))
+    expect(settled.usage).toEqual(reply.usage)
     expect(h.live.get(runId)).toMatchObject({ runId, sessionId, status: 'complete', content: reply.content })
     expect(reply.content.length).toBeGreaterThan(0)
     expect(streamsOpened(runId)).toBe(1)
