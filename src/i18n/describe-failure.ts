@@ -34,7 +34,7 @@ export function isKnownErrorCode(code: string): code is KnownErrorCode {
 }
 
 /** True when this client has words for the retry class `retryClass`. */
-export function isKnownRetryClass(retryClass: string): retryClass is KnownRetryClass {
+function isKnownRetryClass(retryClass: string): retryClass is KnownRetryClass {
   return Object.hasOwn(retryClassTable, retryClass)
 }
 

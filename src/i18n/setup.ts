@@ -9,7 +9,7 @@ import { initReactI18next } from 'react-i18next'
 import { enTranslation, SUPPORTED_LANGUAGES, toLanguage, type Language, type Translation } from './resources'
 
 /** Where the detector reads the language from, first match wins; the choice is kept in localStorage. */
-export const DETECTION: DetectorOptions = {
+const DETECTION: DetectorOptions = {
   order: ['querystring', 'localStorage', 'navigator', 'htmlTag'],
   lookupQuerystring: 'lang',
   lookupLocalStorage: 'rebound.lang',

@@ -4,7 +4,7 @@
  * is released by the browser, so a crashed tab never blocks the others.
  */
 
-export type LockOptions = {
+type LockOptions = {
   /** Resolve with `null` at once instead of waiting when the lock is held. */
   ifAvailable?: boolean
   /** Stop waiting for the lock (rejects with the signal's reason). */

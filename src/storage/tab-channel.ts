@@ -20,9 +20,9 @@ export type TabChannel = {
   close(): void
 }
 
-export const CHANNEL_NAME = 'rebound'
+const CHANNEL_NAME = 'rebound'
 /** The key the storage-event fallback writes and removes at once. */
-export const STORAGE_RELAY_KEY = 'rebound.__tabs'
+const STORAGE_RELAY_KEY = 'rebound.__tabs'
 
 function isTabMessage(value: unknown): value is TabMessage {
   if (typeof value !== 'object' || value === null) return false

@@ -15,7 +15,7 @@ export type DaemonClock = {
 }
 
 /** Samples kept for the estimate: enough to narrow it, few enough to follow a clock that was set. */
-export const CLOCK_SAMPLES = 15
+const CLOCK_SAMPLES = 15
 /** An answer slower than this says little about when the daemon stamped it. */
 const CLOCK_MAX_RTT_MS = 10_000
 
