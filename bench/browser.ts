@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs'
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from '@playwright/test'
-import { installProbe, probeClock, probeWindow, type MarkerSighting } from './page-probe'
+import { installProbe, probeClock, probeRearm, probeWindow, type MarkerSighting } from './page-probe'
 
 export const CHROMIUM = '/usr/bin/chromium'
 
@@ -55,8 +55,12 @@ export type BenchPage = {
   context: BrowserContext
   page: Page
   cdp: CDPSession
-  /** Resolves when the marker has been painted (the probe's sighting), or rejects after `timeoutMs`. */
+  /** Resolves when the marker has been painted (the probe's sighting), or rejects after `timeoutMs` or when the page crashes. */
   painted(marker: string, timeoutMs: number): Promise<MarkerSighting>
+  /** Forgets the marker's sighting: `painted` waits for it to show again. */
+  forget(marker: string): Promise<void>
+  /** Set when the page's renderer crashed (out of memory, most likely). */
+  crashed: boolean
   metrics(): Promise<Metrics>
   /** The probe's page clock (performance.now()). */
   now(): Promise<number>
@@ -74,7 +78,7 @@ export async function openPage(browser: Browser, markers: string[]): Promise<Ben
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'UTC', colorScheme: 'light' })
   context.setDefaultTimeout(30_000)
   const sightings = new Map<string, MarkerSighting>()
-  const waiters = new Map<string, Array<(s: MarkerSighting) => void>>()
+  const waiters = new Map<string, Array<(s: MarkerSighting | undefined) => void>>()
   await context.exposeFunction('__benchReport', (marker: string, sighting: MarkerSighting) => {
     sightings.set(marker, sighting)
     for (const resolve of waiters.get(marker) ?? []) resolve(sighting)
@@ -84,6 +88,12 @@ export async function openPage(browser: Browser, markers: string[]): Promise<Ben
   await context.addInitScript({ content: 'globalThis.__name = globalThis.__name || ((f) => f);' })
   await context.addInitScript(installProbe, { markers })
   const page = await context.newPage()
+  let crashed = false
+  page.on('crash', () => {
+    crashed = true
+    for (const list of waiters.values()) for (const resolve of list) resolve(undefined)
+    waiters.clear()
+  })
   const errors: string[] = []
   page.on('pageerror', (error) => errors.push(error.message))
   page.on('console', (message) => {
@@ -102,11 +112,21 @@ export async function openPage(browser: Browser, markers: string[]): Promise<Ben
     page,
     cdp,
     errors,
+    get crashed() {
+      return crashed
+    },
     painted(marker, timeoutMs) {
       const known = sightings.get(marker)
       if (known) return Promise.resolve(known)
-      const seen = new Promise<MarkerSighting>((resolve) => waiters.set(marker, [...(waiters.get(marker) ?? []), resolve]))
+      if (crashed) return Promise.reject(new Error('the page crashed'))
+      const seen = new Promise<MarkerSighting>((resolve, reject) =>
+        waiters.set(marker, [...(waiters.get(marker) ?? []), (s) => (s ? resolve(s) : reject(new Error('the page crashed')))]),
+      )
       return withTimeout(seen, timeoutMs, `"${marker}" on screen`)
+    },
+    async forget(marker) {
+      sightings.delete(marker)
+      await page.evaluate(probeRearm, marker)
     },
     metrics,
     now: () => page.evaluate(() => performance.now()),

@@ -13,10 +13,37 @@ export const LAST_MARKER = 'Omegaterminus'
 export const HISTORY_MARKER = 'Historyfinis'
 
 export const SESSION_ID = 'bench'
-const BASE_TIME = Date.UTC(2026, 0, 5, 9, 0, 0)
+export const BASE_TIME = Date.UTC(2026, 0, 5, 9, 0, 0)
+
+/** Only the first message of a growth session holds it: the word find-in-session looks for. */
+export const ORIGIN_MARKER = 'Originquokka'
+
+/** A step of an agent's run on the wire (daemon-wire.md, "Records"). */
+export type WirePart =
+  | { type: 'text'; text: string }
+  | { type: 'reasoning'; text: string }
+  | {
+      type: 'tool'
+      tool_call_id: string
+      name: string
+      effect: 'read' | 'write'
+      input: string
+      status: 'input' | 'awaiting_approval' | 'running' | 'done' | 'failed' | 'denied' | 'cancelled'
+      output?: string
+      output_bytes?: number
+      output_truncated?: boolean
+      started_at: number
+      ended_at?: number
+    }
+
+export type WireUsage = { input_tokens: number; output_tokens: number; cost_usd?: number }
 
 /** The wire's message record (shared/design/daemon-wire.md), as the fake daemon sends it. */
 export type WireMessage = {
+  /** The message's place in its session; the fake daemon's history sources number every message. */
+  seq?: number
+  parts?: WirePart[]
+  usage?: WireUsage
   id: string
   session_id: string
   role: 'operator' | 'agent'
@@ -43,7 +70,7 @@ export function rng(seed: number): () => number {
   }
 }
 
-const WORDS = (
+export const WORDS = (
   'the daemon streams each reply as a sequence of deltas while the client keeps the transcript ' +
   'readable and the operator decides whether to wait retry or stop a run that has gone wrong ' +
   'every provider fails sometimes with rate limits overloads and quotas so a careful scheduler ' +
@@ -54,11 +81,11 @@ const WORDS = (
 const TITLES = ['Overview', 'Failure modes', 'Retry policy', 'Streaming', 'Rendering', 'History', 'Measurements', 'Next steps', 'Trade-offs', 'Edge cases']
 const LANGS = ['ts', 'python', 'bash', 'json']
 
-function pick<T>(r: () => number, list: readonly T[]): T {
+export function pick<T>(r: () => number, list: readonly T[]): T {
   return list[Math.floor(r() * list.length)] as T
 }
 
-function sentence(r: () => number): string {
+export function sentence(r: () => number): string {
   const n = 8 + Math.floor(r() * 12)
   const words: string[] = []
   for (let i = 0; i < n; i++) {
@@ -75,11 +102,11 @@ function sentence(r: () => number): string {
   return `${words.join(' ')}.`
 }
 
-function paragraph(r: () => number, sentences: number): string {
+export function paragraph(r: () => number, sentences: number): string {
   return Array.from({ length: sentences }, () => sentence(r)).join(' ')
 }
 
-function list(r: () => number): string {
+export function list(r: () => number): string {
   const n = 3 + Math.floor(r() * 4)
   const kind = r()
   return Array.from({ length: n }, (_, i) => {
@@ -90,7 +117,7 @@ function list(r: () => number): string {
   }).join('\n')
 }
 
-function code(r: () => number): string {
+export function code(r: () => number): string {
   const lang = pick(r, LANGS)
   const n = 5 + Math.floor(r() * 10)
   const lines = Array.from({ length: n }, (_, i) => {
@@ -148,26 +175,33 @@ export function replyDeltas(count: number, seed = 7): string[] {
   const cuts = count - 2
   const tail = '\n\nThat is the whole report, and the last word of it is '
   const middle = `opens this report. ${markdownProse(seed, Math.max(0, cuts * 5 - tail.length - 20))}${tail}`
-  const r = rng(seed + 1)
-  const deltas: string[] = [`${FIRST_MARKER} `]
-  let from = 0
-  for (let k = 1; k <= cuts; k++) {
-    const ideal = Math.round((k * middle.length) / cuts)
-    // Jitter the cut so deltas vary in size, but never leave one empty or run past the end.
-    const jittered = k === cuts ? middle.length : ideal + Math.floor(r() * 5) - 2
-    const to = Math.min(middle.length - (cuts - k), Math.max(from + 1, jittered))
-    deltas.push(middle.slice(from, to))
-    from = to
-  }
-  deltas.push(LAST_MARKER)
-  return deltas
+  return [`${FIRST_MARKER} `, ...cutText(middle, cuts, rng(seed + 1)), LAST_MARKER]
 }
 
-function operatorText(r: () => number, i: number): string {
+/**
+ * `text` cut into exactly `pieces` non-empty pieces of about equal length, each cut moved by up
+ * to two characters either way so the pieces vary in size; cuts fall anywhere (inside words,
+ * Markdown syntax, JSON escapes), as a model's tokens do.
+ */
+export function cutText(text: string, pieces: number, r: () => number): string[] {
+  if (pieces < 1 || text.length < pieces) throw new Error(`cannot cut ${text.length} characters into ${pieces} pieces`)
+  const out: string[] = []
+  let from = 0
+  for (let k = 1; k <= pieces; k++) {
+    const ideal = Math.round((k * text.length) / pieces)
+    const jittered = k === pieces ? text.length : ideal + Math.floor(r() * 5) - 2
+    const to = Math.min(text.length - (pieces - k), Math.max(from + 1, jittered))
+    out.push(text.slice(from, to))
+    from = to
+  }
+  return out
+}
+
+export function operatorText(r: () => number, i: number): string {
   return `Question ${i}: ${sentence(r)}`
 }
 
-function agentText(r: () => number): string {
+export function agentText(r: () => number): string {
   const parts = [paragraph(r, 2 + Math.floor(r() * 2))]
   const roll = r()
   if (roll < 0.3) parts.push(list(r))

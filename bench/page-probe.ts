@@ -50,7 +50,7 @@ export type ProbeConfig = { markers: string[] }
 /** Installs the probe (as an init script, before the page's own scripts). */
 export function installProbe(config: ProbeConfig): void {
   const state: ProbeState = { frames: [], longTasks: [], longFrames: [], events: [], markers: {}, updates: [] }
-  const w = window as unknown as { __bench: ProbeState; __benchReport?: (name: string, sighting: MarkerSighting) => void }
+  const w = window as unknown as { __bench: ProbeState; __benchReport?: (name: string, sighting: MarkerSighting) => void; __benchRearm?: (marker: string) => void }
   w.__bench = state
 
   try {
@@ -149,7 +149,116 @@ export function installProbe(config: ProbeConfig): void {
     }
     if (pending.length === 0) observer.disconnect()
   })
-  if (pending.length) observer.observe(document, { subtree: true, childList: true, characterData: true })
+  const watch = () => observer.observe(document, { subtree: true, childList: true, characterData: true })
+  if (pending.length) watch()
+  // A marker already seen (a row shown at load) is watched for again, from now on.
+  w.__benchRearm = (marker) => {
+    delete state.markers[marker]
+    if (!pending.includes(marker)) pending.push(marker)
+    watch()
+  }
+}
+
+/** Forgets a marker's sighting and watches for it again (see installProbe). */
+export function probeRearm(marker: string) {
+  ;(window as unknown as { __benchRearm: (marker: string) => void }).__benchRearm(marker)
+}
+
+export type ScrollWatch = {
+  /** Largest move of the row under the pointer, in px, since the scroller was last set. */
+  maxJumpPx: number
+  /** Rows followed (one per jump that had a row under the pointer), and rows lost (left the DOM and not found again). */
+  anchors: number
+  lost: number
+}
+
+/**
+ * Follows the row under the pointer (the middle of the transcript's scroller) from frame to
+ * frame: after each jump (scrollJump) the first row found there is the anchor, and any move of
+ * it until the next jump is a jump the operator sees (a page landing above without the view
+ * keeping its place, a row measured anew). A row that leaves the DOM is found again by its text.
+ */
+export function scrollWatchInstall() {
+  const log = document.querySelector('[role="log"]')
+  if (!log) throw new Error('no [role="log"] element to scroll')
+  const scrollable = (el: Element) => el.scrollHeight > el.clientHeight + 1 && /(auto|scroll)/.test(getComputedStyle(el).overflowY)
+  let scroller: Element | null = null
+  for (let el: Element | null = log; el && !scroller; el = el.parentElement) if (scrollable(el)) scroller = el
+  if (!scroller) scroller = Array.from(log.querySelectorAll('*')).find(scrollable) ?? null
+  if (!scroller) throw new Error('the transcript does not scroll')
+  const el = scroller
+  const signature = (row: Element) => (row.textContent ?? '').slice(0, 160)
+  const state = { maxJumpPx: 0, anchors: 0, lost: 0, anchor: null as Element | null, sig: '', top: 0, armed: false }
+  const w = window as unknown as { __benchScroll: { el: Element; state: typeof state } }
+  w.__benchScroll = { el, state }
+  const point = () => {
+    const box = el.getBoundingClientRect()
+    return { x: box.left + box.width / 2, y: box.top + box.height / 2 }
+  }
+  const loop = () => {
+    if (state.armed && !state.anchor) {
+      const { x, y } = point()
+      const row = document.elementFromPoint(x, y)?.closest('article') ?? null
+      if (row) {
+        state.anchor = row
+        state.sig = signature(row)
+        state.top = row.getBoundingClientRect().top
+        state.anchors++
+      }
+    } else if (state.anchor) {
+      let row: Element | null = state.anchor
+      if (!row.isConnected) {
+        row = Array.from(document.querySelectorAll('article')).find((a) => signature(a) === state.sig) ?? null
+        if (row) state.anchor = row
+      }
+      if (row) state.maxJumpPx = Math.max(state.maxJumpPx, Math.abs(row.getBoundingClientRect().top - state.top))
+      else {
+        state.lost++
+        state.anchor = null
+        state.armed = false
+      }
+    }
+    requestAnimationFrame(loop)
+  }
+  requestAnimationFrame(loop)
+}
+
+/**
+ * Sets the scroller (to the top, the bottom, or a share of its height from the top), waits two
+ * frames, and says where it is and whether the rows in view hold the first or the last message.
+ */
+export async function scrollJump({ to, first, last }: { to: 'top' | 'bottom' | number; first: string; last: string }) {
+  const { el, state } = (window as unknown as { __benchScroll: { el: Element; state: ScrollWatch & { anchor: Element | null; armed: boolean } } }).__benchScroll
+  const max = () => el.scrollHeight - el.clientHeight
+  el.scrollTop = to === 'top' ? 0 : to === 'bottom' ? max() : Math.round(max() * to)
+  state.anchor = null
+  state.armed = true
+  const frame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()))
+  await frame()
+  await frame()
+  return scrollWhere({ first, last })
+}
+
+/** Where the scroller is, the watch's figures, and whether a row in view holds `first` or `last`. */
+export function scrollWhere({ first, last }: { first: string; last: string }) {
+  const { el, state } = (window as unknown as { __benchScroll: { el: Element; state: ScrollWatch } }).__benchScroll
+  const box = el.getBoundingClientRect()
+  const inView = Array.from(document.querySelectorAll('article')).filter((a) => {
+    const r = a.getBoundingClientRect()
+    return r.bottom > box.top && r.top < box.bottom
+  })
+  const holds = (word: string) => inView.some((a) => (a.textContent ?? '').includes(word))
+  const max = el.scrollHeight - el.clientHeight
+  return {
+    scrollTop: el.scrollTop,
+    atTop: el.scrollTop <= 1,
+    atBottom: max - el.scrollTop <= 2,
+    firstInView: holds(first),
+    lastInView: holds(last),
+    maxJumpPx: state.maxJumpPx,
+    anchors: state.anchors,
+    lost: state.lost,
+  }
 }
 
 /** What the probe recorded between two page times, so only that window crosses the wire. */

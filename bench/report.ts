@@ -28,6 +28,12 @@ export const field =
     return typeof v === 'number' && Number.isFinite(v) ? v : undefined
   }
 
+/** Infinity ("never") when the run carries `flag`, else the field at `path`. */
+export const neverIf =
+  (flag: string, path: string) =>
+  (run: Record<string, unknown>): number | undefined =>
+    run[flag] === true ? Infinity : field(path)(run)
+
 export function medians<T>(runs: Array<RunOutcome<T>>, figures: Figure[]): Record<string, number | undefined> {
   const ok = runs.filter((r) => r.ok) as unknown as Array<Record<string, unknown>>
   return Object.fromEntries(figures.map((f) => [f.key, round(median(ok.map((r) => f.read(r))), f.digits ?? 1)]))
@@ -39,9 +45,18 @@ export type Budget = {
   /** The figure as judged, worded with its unit. */
   value: string
   holds: boolean | undefined
+  /** The floor's figure and Rebound's ratio to it, where the floor ran the scenario. */
+  floor?: string
 }
 
-const fmt = (v: number | undefined, digits = 1) => (v === undefined ? 'n/a' : v.toLocaleString('en-US', { maximumFractionDigits: digits }))
+const fmt = (v: number | undefined, digits = 1) => (v === undefined ? 'n/a' : v === Infinity ? 'never' : v.toLocaleString('en-US', { maximumFractionDigits: digits }))
+
+/** The floor's figure and Rebound's ratio to it: "2,031 ms (1.62×)". */
+export function floorCell(rebound: number | undefined, floor: number | undefined, unit: string, digits = 1): string | undefined {
+  if (floor === undefined) return undefined
+  const ratio = rebound !== undefined && Number.isFinite(rebound) && Number.isFinite(floor) && floor !== 0 ? ` (${fmt(rebound / floor, 2)}×)` : ''
+  return `${fmt(floor, digits)}${unit ? ` ${unit}` : ''}${ratio}`
+}
 
 /** A Markdown table of one scenario, with the subjects side by side. */
 export function scenarioTable(opts: {
@@ -64,7 +79,7 @@ export function scenarioTable(opts: {
     if (hasPeer) {
       const r = opts.medians.rebound?.[f.key]
       const p = opts.medians.peerThrottled?.[f.key]
-      row.push(r !== undefined && p !== undefined && p !== 0 ? `${fmt(r / p, 2)}×` : 'n/a')
+      row.push(r !== undefined && p !== undefined && p !== 0 && Number.isFinite(r) && Number.isFinite(p) ? `${fmt(r / p, 2)}×` : 'n/a')
     }
     if (baseline) row.push(fmt(baseline[f.key], f.digits ?? 1))
     lines.push(`| ${row.join(' | ')} |`)
@@ -76,10 +91,10 @@ export function scenarioTable(opts: {
 
 /** The budgets as a Markdown table; in quick mode nothing is judged. */
 export function budgetTable(budgets: Budget[], judged: boolean): string {
-  const lines = ['### Budgets', '', '| scenario | budget | Rebound | holds |', '| --- | --- | ---: | :---: |']
+  const lines = ['### Budgets', '', '| scenario | budget | Rebound | floor (Rebound ÷ floor) | holds |', '| --- | --- | ---: | ---: | :---: |']
   for (const b of budgets) {
     const verdict = !judged ? 'not judged (--quick)' : b.holds === undefined ? 'n/a' : b.holds ? 'yes' : '**no**'
-    lines.push(`| ${b.scenario} | ${b.name} | ${b.value} | ${verdict} |`)
+    lines.push(`| ${b.scenario} | ${b.name} | ${b.value} | ${b.floor ?? '—'} | ${verdict} |`)
   }
   return lines.join('\n')
 }

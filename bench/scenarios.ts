@@ -7,8 +7,10 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Browser, Page } from '@playwright/test'
 import { openPage, sleep, withTimeout, type BenchPage } from './browser'
-import { FIRST_MARKER, HISTORY_MARKER, LAST_MARKER, type WireMessage } from './content'
+import { FIRST_MARKER, HISTORY_MARKER, LAST_MARKER } from './content'
 import type { FakeDaemon } from './fake-daemon'
+import type { HistorySource } from './history-source'
+import { textEvents, type ReplyEvent } from './steps'
 import { armExpand, countRows, expandPosition, scrollTest, type LongFrame } from './page-probe'
 import { intervals, percentile } from './stats'
 
@@ -19,8 +21,6 @@ export type Subject = {
   label: string
   path: string
   origin: 'rebound' | 'peer'
-  /** The browser scenarios the subject takes part in; every one when absent. */
-  scenarios?: readonly string[]
 }
 
 /**
@@ -32,11 +32,14 @@ export const SUBJECTS: Subject[] = [
   { key: 'rebound', label: 'Rebound', path: '/sessions/bench', origin: 'rebound' },
   { key: 'peerDefault', label: 'peer (defaults)', path: '/', origin: 'peer' },
   { key: 'peerThrottled', label: 'peer (throttle 50)', path: '/?throttle=50', origin: 'peer' },
-  { key: 'floor', label: 'floor (bare page)', path: '/floor/', origin: 'rebound', scenarios: ['stream20', 'typing'] },
+  { key: 'floor', label: 'floor (bare page)', path: '/floor/', origin: 'rebound' },
 ]
 
 export type StreamSettings = {
-  deltas: string[]
+  /** The reply's events after `start`. */
+  events: readonly ReplyEvent[]
+  /** Whole outputs of the reply's tool calls. */
+  toolOutputs?: ReadonlyMap<string, string>
   rate: number
   firstTokenMs: number
   /** How long to wait for the history before the send (ms). */
@@ -153,12 +156,14 @@ export async function streamRun(
   browser: Browser,
   daemon: FakeDaemon,
   subject: Subject,
-  history: WireMessage[],
+  history: HistorySource,
   settings: StreamSettings,
   typing?: { text: string; delayMs: number },
 ): Promise<StreamResult> {
-  daemon.reset({ history, deltas: settings.deltas, rate: settings.rate, firstTokenMs: settings.firstTokenMs })
-  const streamBudgetMs = (settings.deltas.length / settings.rate) * 1000 + settings.firstTokenMs
+  const { events, toolOutputs, rate, firstTokenMs } = settings
+  daemon.reset({ history, events, rate, firstTokenMs, ...(toolOutputs ? { toolOutputs } : {}) })
+  const pausesMs = events.reduce((sum, e) => sum + (e.pauseMs ?? 0), 0)
+  const streamBudgetMs = (events.length / rate) * 1000 + pausesMs + firstTokenMs
   return withPage(browser, [HISTORY_MARKER, FIRST_MARKER, LAST_MARKER], async (p) => {
     const { quiet } = await load(p, daemon, subject, settings.loadTimeoutMs)
     await p.page.fill(COMPOSER, PROMPT)
@@ -307,15 +312,18 @@ export type ExpandResult = { buttons: number; label: string; clickToPaintMs: num
  */
 const EARLIER_LABEL = '^\\s*(earlier versions \\(\\d+\\)|\\d+ earlier versions?)\\s*$'
 
+/** The reply of a scenario that sends nothing. */
+export const NO_REPLY = textEvents(['a', 'b', 'c'])
+
 /** Scenario 3: open a long session, count rows, scroll to the top and back, unfold earlier versions. */
 export async function historyRun(
   browser: Browser,
   daemon: FakeDaemon,
   subject: Subject,
-  history: WireMessage[],
+  history: HistorySource,
   settings: { loadTimeoutMs: number; scrollSteps: number; tracePath?: string },
 ): Promise<HistoryResult> {
-  daemon.reset({ history, deltas: ['a', 'b', 'c'], rate: 1000, firstTokenMs: 0 })
+  daemon.reset({ history, events: NO_REPLY, rate: 1000, firstTokenMs: 0 })
   return withPage(browser, [HISTORY_MARKER], async (p) => {
     const { sighting } = await load(p, daemon, subject, settings.loadTimeoutMs)
     const loadWindow = await p.window(0, sighting.paintedAt)

@@ -8,9 +8,12 @@ export function percentile(values: readonly number[], p: number): number | undef
   return sorted[rank - 1]
 }
 
-/** The median of the values that are numbers (the mean of the middle two for an even count). */
+/**
+ * The median of the values that are numbers (the mean of the middle two for an even count).
+ * Infinity counts: it is a "never" (a marker that did not show in its time), the slowest of all.
+ */
 export function median(values: ReadonlyArray<number | null | undefined>): number | undefined {
-  const xs = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b)
+  const xs = values.filter((v): v is number => typeof v === 'number' && !Number.isNaN(v)).sort((a, b) => a - b)
   if (xs.length === 0) return undefined
   const mid = Math.floor(xs.length / 2)
   return xs.length % 2 ? xs[mid] : ((xs[mid - 1] as number) + (xs[mid] as number)) / 2
@@ -25,6 +28,7 @@ export function intervals(times: readonly number[]): number[] {
 
 /** Rounds to `digits` decimals (for the JSON, so it stays readable). */
 export function round(value: number | undefined, digits = 1): number | undefined {
+  if (value === Infinity) return value
   if (value === undefined || !Number.isFinite(value)) return undefined
   const f = 10 ** digits
   return Math.round(value * f) / f

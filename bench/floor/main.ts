@@ -2,7 +2,7 @@
  * The floor: the least a page can do with the same stream, as a reference for what the machine
  * and the stream cost before any client renders a reply. It loads the history and shows the end
  * of the last message, sends with Enter, reads the event stream in a worker, and shows one line
- * (the reply's first and last characters) once per frame. No Markdown, no framework, no
+ * (the reply's first and last characters, and how many tools it called) once per frame. No Markdown, no framework, no
  * transcript, no styles: what a client measures above the floor is its own; what the floor
  * measures is not (see bench/README.md, "The subjects").
  */
@@ -23,12 +23,15 @@ const composer = byId<HTMLTextAreaElement>('composer-input')
 
 const reader = new Worker(new URL('./stream-reader.worker.ts', import.meta.url), { type: 'module' })
 let text = ''
+let tools = 0
 let frame: number | undefined
 reader.onmessage = (event: MessageEvent<FromReader>) => {
   text += event.data.text
+  tools = event.data.tools
   frame ??= requestAnimationFrame(() => {
     frame = undefined
-    reply.textContent = text.length <= 2 * SHOWN ? text : `${text.slice(0, SHOWN)} … ${text.slice(-SHOWN)}`
+    const shown = text.length <= 2 * SHOWN ? text : `${text.slice(0, SHOWN)} … ${text.slice(-SHOWN)}`
+    reply.textContent = tools ? `${shown} (${tools} tools)` : shown
   })
 }
 

@@ -1,12 +1,14 @@
 /**
  * The floor's stream reader, off the page's main thread as Rebound's is: opens the run's event
- * stream, parses it with the same SSE parser, and hands the text over at most once per 16 ms.
+ * stream, parses it with the same SSE parser, reads every event's data (agent steps included: the
+ * least any client does with them), and hands the text and the count of tool calls over at most
+ * once per 16 ms.
  */
 import { createParser } from 'eventsource-parser'
 
 export type ToReader = { eventsUrl: string }
-/** The reply's text that arrived since the last message. */
-export type FromReader = { text: string }
+/** The reply's text that arrived since the last message, and the tool calls it has made so far. */
+export type FromReader = { text: string; tools: number }
 
 const BATCH_MS = 16
 
@@ -18,17 +20,20 @@ scope.onmessage = (event) => {
 
 async function read(url: string) {
   let pending = ''
+  let tools = 0
   let timer: ReturnType<typeof setTimeout> | undefined
   const post = () => {
     clearTimeout(timer)
     timer = undefined
-    scope.postMessage({ text: pending })
+    scope.postMessage({ text: pending, tools })
     pending = ''
   }
   const parser = createParser({
     onEvent(message) {
-      if (message.event !== 'delta') return
-      pending += (JSON.parse(message.data) as { text: string }).text
+      const data = JSON.parse(message.data) as { text?: string }
+      if (message.event === 'tool_call') tools++
+      else if (message.event === 'delta') pending += data.text ?? ''
+      else return
       timer ??= setTimeout(post, BATCH_MS)
     },
   })

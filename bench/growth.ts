@@ -1,0 +1,201 @@
+/**
+ * Issue 29's growth scenarios, one run for one subject on one session: open it (the last message
+ * painted, the history reads and bytes it took, peak heap), find a word only its first message
+ * holds with the app's find bar, and, on a second fresh page, scroll from the newest message to
+ * the very first and back. What does not happen within its time says "never" (Infinity in the
+ * figures) instead of failing the run: a client that reads whole sessions is expected to miss
+ * some of these until it reads pages.
+ */
+import type { Browser } from '@playwright/test'
+import { openPage, sleep, withTimeout, type BenchPage } from './browser'
+import { HISTORY_MARKER, ORIGIN_MARKER } from './content'
+import type { FakeDaemon, RequestLog } from './fake-daemon'
+import type { HistorySource } from './history-source'
+import { countRows, scrollJump, scrollWatchInstall, scrollWhere } from './page-probe'
+import { NO_REPLY, type Subject } from './scenarios'
+import { intervals, percentile } from './stats'
+
+export type GrowthSettings = {
+  /** How long the last message may take to show before the session counts as never opened. */
+  loadTimeoutMs: number
+  /** Jumps each way before the runs to the very ends. */
+  scrollSteps: number
+  /** How long the scroll to the first message may take before it counts as never reached. */
+  scrollCapMs: number
+  /** How long the find may take before the hit counts as never shown. */
+  findCapMs: number
+  /** Find and scroll too (Rebound); the peer only opens. */
+  findAndScroll: boolean
+}
+
+/** The find field and its shortcut (src/chat/transcript/find-bar.tsx, src/chat/shortcuts.ts). */
+const FIND_INPUT = '#find-in-session'
+const FIND_SHORTCUT = 'Control+Shift+F'
+
+const isRead = (r: RequestLog) => r.method === 'GET' && r.path.endsWith('/messages')
+const isSearch = (r: RequestLog) => r.method === 'GET' && r.path.endsWith('/search')
+const MB = 2 ** 20
+
+function urlFor(daemon: FakeDaemon, subject: Subject) {
+  return (subject.origin === 'rebound' ? daemon.reboundUrl : daemon.peerUrl) + subject.path
+}
+
+/** JS heap after a full garbage collection, in MB: what the page holds, not what it has yet to free. */
+async function heapAfterGc(p: BenchPage): Promise<number | undefined> {
+  try {
+    await withTimeout(p.cdp.send('HeapProfiler.collectGarbage'), 30_000, 'a garbage collection')
+    return ((await p.metrics()).JSHeapUsedSize ?? NaN) / MB
+  } catch {
+    return undefined
+  }
+}
+
+type Opened = { ok: true; paintedAt: number; paintedWall: number; peakHeapMB: number | undefined } | { ok: false; why: string; peakHeapMB: number | undefined }
+
+/** Navigates and waits for the last message painted, sampling the heap all the while. */
+async function open(p: BenchPage, daemon: FakeDaemon, subject: Subject, timeoutMs: number): Promise<Opened> {
+  const heap = p.sampleHeap(200)
+  const peak = async () => {
+    const samples = await heap.stop()
+    return samples.length ? Math.max(...samples) / MB : undefined
+  }
+  try {
+    await p.page.goto(urlFor(daemon, subject), { waitUntil: 'load', timeout: timeoutMs })
+    const sighting = await p.painted(HISTORY_MARKER, timeoutMs)
+    // What the page does right after the paint (the rest of a first read) counts to its peak.
+    await p.quiet(1000, 10_000).catch(() => false)
+    return { ok: true, paintedAt: sighting.paintedAt, paintedWall: sighting.paintedWall, peakHeapMB: await peak() }
+  } catch (error) {
+    return { ok: false, why: p.crashed ? 'the page crashed' : error instanceof Error ? error.message : String(error), peakHeapMB: await peak() }
+  }
+}
+
+export type GrowthResult = Record<string, number | boolean | string | undefined>
+
+export async function growthRun(browser: Browser, daemon: FakeDaemon, subject: Subject, history: HistorySource, settings: GrowthSettings): Promise<GrowthResult> {
+  daemon.reset({ history, events: NO_REPLY, rate: 1000, firstTokenMs: 0 })
+  const result: GrowthResult = {}
+  const a = await openPage(browser, [HISTORY_MARKER, ORIGIN_MARKER])
+  try {
+    const opened = await open(a, daemon, subject, settings.loadTimeoutMs)
+    result.peakHeapMB = opened.peakHeapMB
+    if (!opened.ok) {
+      // Never opened: so never found or scrolled either; the second page is not tried.
+      Object.assign(result, { openNever: true, openWhy: opened.why, findNever: settings.findAndScroll, firstNever: settings.findAndScroll })
+      return result
+    }
+    const before = daemon.requests.filter((r) => r.at <= opened.paintedWall)
+    const load = await a.window(0, opened.paintedAt)
+    Object.assign(result, {
+      lastPaintedMs: opened.paintedAt,
+      readsBeforePaint: before.filter(isRead).length,
+      readMBBeforePaint: before.filter(isRead).reduce((sum, r) => sum + (r.bytes ?? 0), 0) / MB,
+      loadLongTaskMaxMs: Math.max(0, ...load.longTasks.map((t) => t.duration)),
+      ...(await a.page.evaluate(countRows)),
+    })
+    if (!settings.findAndScroll) return result
+    Object.assign(result, await find(a, daemon, settings.findCapMs))
+  } finally {
+    await a.close()
+  }
+
+  daemon.reset({ history, events: NO_REPLY, rate: 1000, firstTokenMs: 0 })
+  const b = await openPage(browser, [HISTORY_MARKER])
+  try {
+    const opened = await open(b, daemon, subject, settings.loadTimeoutMs)
+    if (!opened.ok) {
+      Object.assign(result, { firstNever: true, scrollWhy: `the second open failed: ${opened.why}` })
+      return result
+    }
+    Object.assign(result, await scroll(b, daemon, settings))
+  } finally {
+    await b.close()
+  }
+  return result
+}
+
+/** Find with the app's find bar: its shortcut, the word, Enter (again every 300 ms until the hit shows). */
+async function find(p: BenchPage, daemon: FakeDaemon, capMs: number): Promise<GrowthResult> {
+  const out: GrowthResult = {}
+  if (await p.page.evaluate((m) => document.body.textContent?.includes(m) ?? false, ORIGIN_MARKER)) {
+    // The first message is on screen already (a page that shows every row): the hit must show again after the find.
+    out.originShownAtOpen = true
+    await p.forget(ORIGIN_MARKER)
+  }
+  await p.page.keyboard.press(FIND_SHORTCUT)
+  const focused = await p.page.evaluate((sel) => document.activeElement?.matches(sel) ?? false, FIND_INPUT)
+  if (!focused) {
+    out.findShortcutMissed = true
+    const field = await p.page.$(FIND_INPUT)
+    if (!field) return { ...out, findNever: true, findWhy: `no ${FIND_INPUT} field` }
+    await field.focus()
+  }
+  const fromWall = Date.now()
+  const from = await p.now()
+  // One input event with the whole word, as a paste is: what is timed is the search, not the typing.
+  await p.page.keyboard.insertText(ORIGIN_MARKER.toLowerCase())
+  let sighting
+  const until = Date.now() + capMs
+  let enters = 0
+  while (!sighting && Date.now() < until) {
+    await p.page.keyboard.press('Enter')
+    enters++
+    sighting = await p.painted(ORIGIN_MARKER, Math.max(1, Math.min(300, until - Date.now()))).catch(() => undefined)
+  }
+  const during = daemon.requests.filter((r) => r.at >= fromWall)
+  Object.assign(out, { findEnters: enters, findReads: during.filter(isRead).length, findSearches: during.filter(isSearch).length })
+  if (!sighting) return { ...out, findNever: true }
+  return { ...out, findMs: sighting.paintedAt - from }
+}
+
+/** From the newest message to the very first and back, jumping as a dragged scrollbar does, letting each page land. */
+async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings): Promise<GrowthResult> {
+  await p.quiet(500, 10_000)
+  const heapBeforeMB = await heapAfterGc(p)
+  await p.page.evaluate(scrollWatchInstall)
+  const viewport = p.page.viewportSize()
+  if (viewport) await p.page.mouse.move(viewport.width / 2, viewport.height / 2)
+  const from = await p.now()
+  const started = Date.now()
+  const markers = { first: ORIGIN_MARKER, last: HISTORY_MARKER }
+  let jumps = 0
+  const jump = async (to: 'top' | 'bottom' | number) => {
+    jumps++
+    await p.page.evaluate(scrollJump, { to, ...markers })
+    await daemon.settled(50, 5000)
+    await p.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
+    return p.page.evaluate(scrollWhere, markers)
+  }
+  let where = await jump('bottom')
+  for (let i = 1; i <= settings.scrollSteps; i++) where = await jump(1 - i / settings.scrollSteps)
+  // A session read in pages grows at the top as they land: keep going up until the first message shows.
+  while (!(where.atTop && where.firstInView) && Date.now() - started < settings.scrollCapMs) where = await jump('top')
+  const reachedFirst = where.atTop && where.firstInView
+  const upMs = Date.now() - started
+  for (let i = 1; i <= settings.scrollSteps; i++) where = await jump(i / settings.scrollSteps)
+  const back = Date.now()
+  while (!(where.atBottom && where.lastInView) && Date.now() - back < settings.scrollCapMs) where = await jump('bottom')
+  const reachedBack = where.atBottom && where.lastInView
+  const to = await p.now()
+  const win = await p.window(from, to)
+  const tasks = win.longTasks.map((t) => t.duration)
+  await sleep(300)
+  await p.quiet(500, 10_000)
+  const heapAfterMB = await heapAfterGc(p)
+  return {
+    ...(reachedFirst ? { scrollUpMs: upMs } : { firstNever: true }),
+    backNever: !reachedBack,
+    scrollMs: to - from,
+    scrollJumps: jumps,
+    scrollLongTaskCount: tasks.length,
+    scrollLongTaskTotalMs: tasks.reduce((x, y) => x + y, 0),
+    scrollLongTaskMaxMs: Math.max(0, ...tasks),
+    scrollRafP99Ms: percentile(intervals(win.frames), 99),
+    maxJumpPx: where.maxJumpPx,
+    anchorsFollowed: where.anchors,
+    anchorsLost: where.lost,
+    heapBeforeScrollMB: heapBeforeMB,
+    heapAfterScrollMB: heapAfterMB,
+    heapScrollGrowthPct: heapBeforeMB && heapAfterMB !== undefined ? ((heapAfterMB - heapBeforeMB) / heapBeforeMB) * 100 : undefined,
+  }
+}
