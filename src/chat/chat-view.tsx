@@ -11,6 +11,7 @@ import { ReplyRow } from './reply/reply-row'
 import { SessionAnnouncer } from './announce/session-announcer'
 import { useChatRuntime } from './runtime'
 import { Transcript } from './transcript/transcript'
+import { SessionUsage } from './transcript/session-usage'
 import { transcriptText, type TranscriptItem } from '../thread/transcript-model'
 import { useShortcuts } from './use-shortcuts'
 import { useThread, useThreadState } from './use-thread'
@@ -97,6 +98,7 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
   }
   return (
     <section className="chat">
+      <SessionUsage thread={thread} />
       <Transcript items={state.rows} itemKey={(item) => item.key} itemText={transcriptText} renderItem={renderItem} loading={state.phase === 'loading'} active={state.active} />
       {state.unreadable > 0 ? (
         <p className="failure failure__text chat__unreadable" role="status">

@@ -11,12 +11,13 @@ import { QueryObserver, type QueryClient, type QueryObserverResult } from '@tans
 import { isWaiting, isCancellable, retryView } from '../retry/view'
 import { newEntry, resumeSends, sendEntry, takeBack, type SendHooks, type SendOutcome } from '../send/deliver'
 import type { OutboxEntry } from '../send/outbox'
-import type { Message } from '../wire/types'
+import type { Message, Usage } from '../wire/types'
 import { isActive } from '../wire/status'
 import { messagesQuery, refreshSession, showAcceptedSend } from './history'
 import type { ChatRuntime } from './runtime'
 import { buildTranscript, regenerateImpact, type TranscriptItem } from './transcript-model'
 import { overlay } from '../live/live-runs'
+import { settledUsage } from './usage'
 
 /** A regenerate that replaces later operator messages, waiting for the operator to say yes. */
 export type PendingConfirm = { anchorId: string; count: number }
@@ -36,6 +37,10 @@ export type ThreadSnapshot = {
   unreadable: number
   /** A reply of the main flow is queued or streaming. */
   active: boolean
+  /** The runs of the main flow still going (their usage grows on the stream), newest last. */
+  activeRuns: readonly string[]
+  /** What the session's ended runs spent, superseded and failed ones included. */
+  spent: Usage | undefined
   /** Runs whose Stop is on the wire, and anchors whose regenerate is. */
   stopping: ReadonlySet<string>
   regenerating: ReadonlySet<string>
@@ -68,12 +73,16 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
     regenerateError: undefined as ThreadSnapshot['regenerateError'],
     resendErrors: {} as Readonly<Record<string, unknown>>,
   }
+  let activeRuns: readonly string[] = []
   let snapshot = build()
   let fedHistory: readonly Message[] | undefined
 
   function build(): ThreadSnapshot {
     const messages = result.data ?? EMPTY
     const phase = result.data ? 'ready' : result.isError ? 'error' : 'loading'
+    const running = messages.flatMap((m) => (m.role === 'agent' && !m.superseded && isActive(m.status) && m.run_id ? [m.run_id] : []))
+    // The same list while it holds the same runs, so a view selecting it re-renders when they change.
+    if (!sameList(running, activeRuns)) activeRuns = running
     return {
       sessionId,
       phase,
@@ -82,7 +91,9 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
       rows: buildTranscript(messages, pending),
       pending,
       unreadable: result.data ? runtime.client.unreadableCount(sessionId) : 0,
-      active: messages.some((m) => !m.superseded && isActive(m.status)),
+      active: activeRuns.length > 0,
+      activeRuns,
+      spent: settledUsage(messages),
       ...actions,
     }
   }
@@ -310,6 +321,10 @@ function sessionEntries(entries: readonly OutboxEntry[], sessionId: string): rea
 
 function sameEntries(a: readonly OutboxEntry[], b: readonly OutboxEntry[]): boolean {
   return a.length === b.length && a.every((entry, i) => entry === b[i])
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i])
 }
 
 function withItem(set: ReadonlySet<string>, item: string): ReadonlySet<string> {

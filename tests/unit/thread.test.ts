@@ -7,6 +7,7 @@ import { QueryClient } from '@tanstack/query-core'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { neighbourOf, successorOf } from '../../src/thread/session-order'
 import { replyState } from '../../src/thread/reply-state'
+import { addUsage, settledUsage } from '../../src/thread/usage'
 import { createChatRuntime } from '../../src/thread/runtime'
 import { createThread, type Thread } from '../../src/thread/thread'
 import { createDaemonClient } from '../../src/wire/http'
@@ -194,5 +195,27 @@ describe('session order', () => {
     expect(successorOf(list, 'b')?.id).toBe('c')
     expect(successorOf(list, 'c')?.id).toBe('b')
     expect(successorOf(list, 'x')).toBeUndefined()
+  })
+})
+
+describe('what a session spent', () => {
+  it('adds every ended run, superseded and failed ones included, and leaves the running one to its stream', async () => {
+    const usage = (input_tokens: number, output_tokens: number, cost_usd?: number) => ({ input_tokens, output_tokens, ...(cost_usd === undefined ? {} : { cost_usd }) })
+    const { thread, connect, ready } = harness([
+      operator('m1'),
+      reply('r0', 'm1', 'failed', { superseded: true, usage: usage(100, 0, 0.01) }),
+      reply('r1', 'm1', 'complete', { usage: usage(200, 50) }),
+      operator('m2'),
+      reply('r2', 'm2', 'streaming', { usage: usage(999, 999, 9) }),
+    ])
+    connect()
+    await ready()
+    expect(thread.getState().spent).toEqual(usage(300, 50, 0.01))
+    expect(thread.getState().activeRuns).toEqual(['run_r2'])
+  })
+
+  it('knows no cost while no run reported one, and nothing at all before any usage', () => {
+    expect(addUsage({ input_tokens: 1, output_tokens: 2 }, { input_tokens: 3, output_tokens: 4 })).toEqual({ input_tokens: 4, output_tokens: 6 })
+    expect(settledUsage([operator('m1'), reply('r1', 'm1')])).toBeUndefined()
   })
 })
