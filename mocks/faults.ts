@@ -196,7 +196,7 @@ const TIER1_N = /^tier1:([1-9]\d*)$/
 const QUOTA_M = new RegExp(`^quota:${NUMBER}$`)
 const CODE_X = /^code:([A-Za-z][A-Za-z0-9_.-]*)$/
 /** At most this many tools in one `tools:N` run: enough for any screen, few enough to read. */
-export const MAX_TOOLS = 50
+const MAX_TOOLS = 50
 const TOOLS_N = /^tools:([1-9]\d*)$/
 const LONG_TOOL_S = new RegExp(`^long_tool:${NUMBER}$`)
 const SILENT_S = new RegExp(`^silent:${NUMBER}$`)

@@ -93,7 +93,7 @@ export type StreamSignal =
 export type Attachment = { backlog: StreamEvent[]; ended: boolean; silent: boolean; detach: () => void }
 
 /** `?limit=&before=&after=` as the request gave them (each absent when not given). */
-export type PageParams = { limit?: string; before?: string; after?: string }
+type PageParams = { limit?: string; before?: string; after?: string }
 
 /** The result of an accepted send; `loseResponse` is the `accept_then_drop` fault. */
 export type SendOutcome = { receipt: SendReceipt; loseResponse: boolean }

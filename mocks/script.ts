@@ -366,7 +366,7 @@ function bigOutputSteps(agent: Agent): Step[] {
 }
 
 /** The JSON input of `big_input`: a `write_file` of a CSV fixture, exactly `BIG_INPUT_BYTES` long. */
-export function bigInput(): string {
+function bigInput(): string {
   const path = 'data/fixture.json'
   const overhead = JSON.stringify({ path, content: '' }).length
   const rows: string[] = []

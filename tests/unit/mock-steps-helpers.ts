@@ -10,8 +10,8 @@ import { createTestDaemon } from '../../mocks/node'
 import type { DaemonOptions, MockDaemon, StreamEvent } from '../../mocks/model'
 import type { Message, Part, SendReceipt, Session, ToolPart, Usage } from '../../src/wire/types'
 
-export const ORIGIN = 'http://daemon.test'
-export const T0 = Date.UTC(2026, 5, 1, 9, 0, 0)
+const ORIGIN = 'http://daemon.test'
+const T0 = Date.UTC(2026, 5, 1, 9, 0, 0)
 /** The pause before each step. */
 export const D = 10
 
@@ -40,7 +40,7 @@ export function boot(options: DaemonOptions = {}): MockDaemon {
   return test.daemon
 }
 
-export const api = (path: string) => `${ORIGIN}/api/v1${path}`
+const api = (path: string) => `${ORIGIN}/api/v1${path}`
 
 export async function call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
   const response = await fetch(api(path), {
