@@ -19,6 +19,7 @@ const WORDS: Record<string, string> = {
   'The runbook gives the health check 30 s.': '运行手册给健康检查的时间是 30 秒。',
   ' The check itself aborts at the same limit, so a cold cache after a migration is enough to fail it. Raise the timeout to 45 s or warm the cache first.':
     '检查代码本身也在同样的时限中止，所以迁移之后缓存未预热就足以让它失败。请把超时提高到 45 秒，或先预热缓存。',
+  ' The check itself aborts at the same limit, so a cold cache': '检查代码本身也在同样的时限中止，所以迁移之后',
   'I will write the new timeout into the config.': '我会把新的超时写进配置文件。',
   'The search tool timed out, so I answer from what I know: raise the health check timeout to 45 s.':
     '搜索工具超时了，所以我根据已知信息回答：把健康检查超时提高到 45 秒。',
@@ -298,7 +299,7 @@ export const MixedReply: Story = {
 export const MixedReplyStreaming: Story = {
   name: 'Reply mixing text and tools, streaming',
   args: {
-    message: withSteps([{ type: 'reasoning', text: THINK }, tool(), { type: 'text', text: ANSWER_1 }, readFile(), { type: 'text', text: ANSWER_2.slice(0, 60) }], {
+    message: withSteps([{ type: 'reasoning', text: THINK }, tool(), { type: 'text', text: ANSWER_1 }, readFile(), { type: 'text', text: ' The check itself aborts at the same limit, so a cold cache' }], {
       id: 'msg_steps_streaming',
       status: 'streaming',
       usage: { input_tokens: 9_120, output_tokens: 402 },
