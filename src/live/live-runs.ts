@@ -109,6 +109,8 @@ type Entry = {
   steps: PartsBuilder
   /** The id of the first `reasoning` event: only a later event ends the thinking. */
   thoughtFrom?: number
+  /** Each tool's name by its call id, for news of a failure (the result event names only the id). */
+  toolNames: Map<string, string>
   /** What `get` returns: rebuilt at flush when something changed. */
   snapshot: LiveRun
   dirty: boolean
@@ -116,8 +118,13 @@ type Entry = {
   savedAt: number
 }
 
-/** News of a session's runs worth one polite announcement: tier 1 has started a wait. */
-export type LiveNews = { seq: number; runId: string; kind: 'tier1'; wait: Tier1Wait }
+/**
+ * News of a session's runs worth one polite announcement: tier 1 has started a wait, or a tool
+ * failed (the run goes on, so no end of the reply will say it).
+ */
+export type LiveNews =
+  | { seq: number; runId: string; kind: 'tier1'; wait: Tier1Wait }
+  | { seq: number; runId: string; kind: 'toolFailed'; name: string; error: WireError | undefined }
 
 export type LiveRunStoreOptions = {
   store: KeyedStore
@@ -201,15 +208,17 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
   }
 
   /** A step the agent published: the run is writing, and tier 1 (which never retries after one) is over. */
-  function step(entry: Entry, frame: StepFrame, now: number) {
+  /** Applies a step frame; false when it made no sense and was skipped (and counted). */
+  function step(entry: Entry, frame: StepFrame, now: number): boolean {
     const { state } = entry
     if (!entry.steps.apply(frame, now)) {
       state.unreadable += 1
-      return
+      return false
     }
     state.status = 'streaming'
     state.position = undefined
     state.tier1 = undefined
+    return true
   }
 
   /** Applies one frame, come at `now`, to the working record. */
@@ -237,6 +246,7 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
         entry.pending = []
         entry.content = ''
         entry.steps = createPartsBuilder()
+        entry.toolNames.clear()
         state.usage = undefined
         state.unreadable = 0
         state.status = 'streaming'
@@ -259,12 +269,18 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
         entry.pending.push(frame.text)
         step(entry, frame, now)
         break
-      case 'reasoning':
       case 'tool_call':
+        if (step(entry, frame, now)) entry.toolNames.set(frame.tool_call_id, frame.name)
+        break
+      case 'tool_result':
+        if (step(entry, frame, now) && frame.status === 'failed') {
+          tell(state.sessionId, { seq: ++newsSeq, runId: state.runId, kind: 'toolFailed', name: entry.toolNames.get(frame.tool_call_id) ?? '', error: frame.error })
+        }
+        break
+      case 'reasoning':
       case 'tool_input':
       case 'tool_approval':
       case 'tool_running':
-      case 'tool_result':
         step(entry, frame, now)
         break
       case 'usage':
@@ -322,7 +338,8 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
       const steps = createPartsBuilder(base)
       const content = base ? answerText(base) : ''
       const snapshot = { ...state, content, parts: steps.flush() }
-      entries.set(runId, { state, content, pending: [], steps, thoughtFrom: thought?.from, snapshot, dirty: false, slot, savedAt: clock.now() })
+      const toolNames = new Map((base ?? []).flatMap((part) => (part.type === 'tool' ? [[part.tool_call_id, part.name] as const] : [])))
+      entries.set(runId, { state, content, pending: [], steps, thoughtFrom: thought?.from, toolNames, snapshot, dirty: false, slot, savedAt: clock.now() })
       notify(runId)
       return state.lastEventId
     },

@@ -11,7 +11,8 @@
  * flushes, so a view memoised on a part skips it.
  */
 import { z } from 'zod/mini'
-import { TOOL_RESULT_STATUSES, TOOL_STATUSES, type Part, type ReasoningPart, type StreamFrame, type TextPart, type ToolPart, type ToolStatus } from '../wire/types'
+import { TOOL_STATUSES, type Part, type ReasoningPart, type StreamFrame, type TextPart, type ToolPart, type ToolStatus } from '../wire/types'
+import { isToolEnded } from '../wire/status'
 
 /** A tool part as the client shows it: the wire's, with the reason the daemon gave when it asked for approval. */
 export type LiveToolPart = ToolPart & { reason?: string }
@@ -21,9 +22,6 @@ export type LivePart = TextPart | ReasoningPart | LiveToolPart
 /** The frames that build parts. */
 export type StepFrame = Extract<StreamFrame, { type: 'delta' | 'reasoning' | 'tool_call' | 'tool_input' | 'tool_approval' | 'tool_running' | 'tool_result' }>
 
-const ENDED: ReadonlySet<ToolStatus> = new Set<ToolStatus>(TOOL_RESULT_STATUSES)
-/** True for the statuses a tool ends in (no later event may change it). */
-export const isToolEnded = (status: ToolStatus): boolean => ENDED.has(status)
 
 const count = z.int().check(z.minimum(0))
 /**

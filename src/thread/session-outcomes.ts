@@ -28,6 +28,8 @@ export type Outcome =
   | { kind: 'notSent' }
   /** Tier 1 began a wait inside the run. */
   | { kind: 'tier1'; wait: Tier1Wait }
+  /** A tool failed; the run goes on (said politely, once: not every step is news). */
+  | { kind: 'toolFailed'; name: string; error: WireError | undefined }
 
 /** What the region has seen: every reply's status, every send's state, tier 2's keys, the last news. */
 export type OutcomeMemory = {
@@ -117,7 +119,7 @@ export function nextOutcomes(memory: OutcomeMemory, { history, sends, retries, n
   let { newsSeq } = memory
   if (news && news.seq !== newsSeq) {
     newsSeq = news.seq
-    outcomes.push({ kind: 'tier1', wait: news.wait })
+    outcomes.push(news.kind === 'tier1' ? { kind: 'tier1', wait: news.wait } : { kind: 'toolFailed', name: news.name, error: news.error })
   }
   return { memory: { replies, sends: sent, retry, newsSeq }, outcomes }
 }

@@ -2,9 +2,16 @@
  * The status predicates every layer shares, so "is this reply still going" has one answer for
  * the live-run store, the follower, the thread and the view.
  */
-import type { MessageStatus } from './types'
+import { TOOL_RESULT_STATUSES, type MessageStatus, type ToolStatus } from './types'
 
 /** A reply (or its run) is queued or streaming: Stop applies, and its end is still to come. */
 export function isActive(status: MessageStatus | undefined): boolean {
   return status === 'queued' || status === 'streaming'
+}
+
+const TOOL_ENDED: ReadonlySet<ToolStatus> = new Set<ToolStatus>(TOOL_RESULT_STATUSES)
+
+/** A tool has ended (done, failed, denied, cancelled): its duration is known and no later event changes it. */
+export function isToolEnded(status: ToolStatus): boolean {
+  return TOOL_ENDED.has(status)
 }

@@ -916,3 +916,25 @@ describe('overlay', () => {
     expect(shown).toEqual({ ...message, source: 'history', reasoningStartedAt: T0, reasoningEndedAt: T0 + 4000 })
   })
 })
+
+describe('news of a failed tool', () => {
+  it('tells the session once, with the tool\'s name and its error; a tool that succeeds is no news', () => {
+    const h = harness()
+    h.live.begin(SID, RID, '', 'streaming')
+    const heard = vi.fn()
+    h.live.subscribeNews(SID, heard)
+    h.frame({ type: 'start', message_id: 'msg_1' })
+    h.frame({ type: 'tool_call', tool_call_id: 't1', name: 'search_docs', effect: 'read' })
+    h.frame({ type: 'tool_running', tool_call_id: 't1' })
+    h.frame({ type: 'tool_result', tool_call_id: 't1', status: 'done', output: 'ok', output_bytes: 2, output_truncated: false })
+    expect(heard).not.toHaveBeenCalled()
+    h.frame({ type: 'tool_call', tool_call_id: 't2', name: 'read_file', effect: 'read' })
+    h.frame({ type: 'tool_running', tool_call_id: 't2' })
+    h.frame({ type: 'tool_result', tool_call_id: 't2', status: 'failed', output_bytes: 0, output_truncated: false, error: { code: 'tool_failed', message: 'no such file' } })
+    expect(heard).toHaveBeenCalledTimes(1)
+    expect(h.live.news(SID)).toMatchObject({ kind: 'toolFailed', runId: RID, name: 'read_file', error: { code: 'tool_failed' } })
+    // A result for a tool the run never called is skipped, not news.
+    h.frame({ type: 'tool_result', tool_call_id: 'ghost', status: 'failed', output_bytes: 0, output_truncated: false })
+    expect(heard).toHaveBeenCalledTimes(1)
+  })
+})

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { neighbourOf, successorOf } from '../../src/thread/session-order'
 import { replyState } from '../../src/thread/reply-state'
 import { addUsage, settledUsage } from '../../src/thread/usage'
+import { nextOutcomes, openingMemory } from '../../src/thread/session-outcomes'
 import { createChatRuntime } from '../../src/thread/runtime'
 import { createThread, type Thread } from '../../src/thread/thread'
 import { createDaemonClient } from '../../src/wire/http'
@@ -217,5 +218,18 @@ describe('what a session spent', () => {
   it('knows no cost while no run reported one, and nothing at all before any usage', () => {
     expect(addUsage({ input_tokens: 1, output_tokens: 2 }, { input_tokens: 3, output_tokens: 4 })).toEqual({ input_tokens: 4, output_tokens: 6 })
     expect(settledUsage([operator('m1'), reply('r1', 'm1')])).toBeUndefined()
+  })
+})
+
+describe('what the live region says of a failed tool', () => {
+  it('one outcome per piece of news, worded from the tool\'s name and error', () => {
+    const inputs = { history: [] as Message[], sends: [], retries: new Map(), news: undefined, now: 0 }
+    const memory = openingMemory(inputs)
+    const error = { code: 'tool_failed', message: 'no such file' }
+    const news = { seq: 1, runId: 'run_1', kind: 'toolFailed' as const, name: 'read_file', error }
+    const first = nextOutcomes(memory, { ...inputs, news })
+    expect(first.outcomes).toEqual([{ kind: 'toolFailed', name: 'read_file', error }])
+    // The same news read again is not said twice.
+    expect(nextOutcomes(first.memory, { ...inputs, news }).outcomes).toEqual([])
   })
 })

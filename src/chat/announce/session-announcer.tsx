@@ -81,6 +81,8 @@ function wordOutcome(t: TFunction, outcome: Outcome, at: number, lng: string): s
       return t('announce.notSent')
     case 'tier1':
       return t('tier1.announce', { cause: tier1Cause(t, outcome.wait.code), attempt: outcome.wait.attempt, max: outcome.wait.maxAttempts })
+    case 'toolFailed':
+      return t('announce.toolFailed', { name: outcome.name, reason: describeFailure(t, failureOfWireError(outcome.error)).text })
   }
 }
 
