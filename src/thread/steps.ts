@@ -19,11 +19,6 @@ export function livePartIndex(parts: readonly Part[], streaming: boolean): numbe
   return streaming ? parts.length - 1 : -1
 }
 
-/** The statuses a tool ends in: its duration is known and nothing about it changes any more. */
-export function isToolSettled(status: ToolStatus): boolean {
-  return status === 'done' || status === 'failed' || status === 'denied' || status === 'cancelled'
-}
-
 /**
  * Whether a tool shows its input and output before the operator asks: open while its input is
  * written, while it waits for a decision (the operator needs its input to decide) and while it

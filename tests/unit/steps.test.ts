@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
   INPUT_TAIL_CHARS,
-  isToolSettled,
   livePartIndex,
   nextSecondIn,
   reasoningOpenByDefault,
@@ -48,10 +47,6 @@ describe('which steps show open', () => {
     expect(reasoningOpenByDefault(true, false)).toBe(true)
     expect(reasoningOpenByDefault(false, false)).toBe(false)
     expect(reasoningOpenByDefault(true, true)).toBe(false)
-  })
-
-  it('counts done, failed, denied and cancelled as settled', () => {
-    expect(TOOL_STATUSES.filter(isToolSettled)).toEqual(['done', 'failed', 'denied', 'cancelled'])
   })
 })
 

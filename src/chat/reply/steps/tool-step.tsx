@@ -2,7 +2,8 @@ import { memo, useCallback, useId, useMemo, useState, type ReactNode } from 'rea
 import { useTranslation } from 'react-i18next'
 import { describeDuration, formatBytes, formatCount, type DurationRounding } from '../../../i18n/number-format'
 import { CopyButton } from '../../../markdown/copy-button'
-import { isToolSettled, nextSecondIn, shownToolInput, shownToolOutput, toolDurationMs, toolOpenByDefault, utf8Length } from '../../../thread/steps'
+import { nextSecondIn, shownToolInput, shownToolOutput, toolDurationMs, toolOpenByDefault, utf8Length } from '../../../thread/steps'
+import { isToolEnded } from '../../../wire/status'
 import type { ToolPart } from '../../../wire/types'
 import { useChatRuntime } from '../../runtime'
 import { useTicker } from '../../use-ticker'
@@ -53,7 +54,7 @@ function TickingElapsed({ startedAt }: { startedAt: number }) {
 /** How long the tool has run (ticking) or took; nothing before it runs. */
 function ToolTime({ part, now }: { part: ToolPart; now: number | undefined }) {
   if (part.status === 'running') return now === undefined ? <TickingElapsed startedAt={part.started_at} /> : <Duration ms={now - part.started_at} rounding="floor" />
-  const ms = isToolSettled(part.status) ? toolDurationMs(part) : undefined
+  const ms = isToolEnded(part.status) ? toolDurationMs(part) : undefined
   return ms === undefined ? null : <Duration ms={ms} rounding="tenths" />
 }
 
