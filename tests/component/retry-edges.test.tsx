@@ -120,7 +120,8 @@ describe('the live region', () => {
     // Each step in its own act(): React commits what it rendered when an act() scope ends.
     await advance(20)
     expect(region).toHaveTextContent(`${RATE_LIMITED} Retry 1 in 2 seconds.`)
-    await advance(2_200)
+    // The 2 s wait, then the regenerated `ok` reply with its steps (reasoning, a tool) before its answer.
+    await advance(3_000)
     expect(lastAgentReply()).toHaveAttribute('data-status', 'complete')
     await send('two')
     await advance(20)

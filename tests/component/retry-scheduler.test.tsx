@@ -143,7 +143,8 @@ describe('automatic regenerate', () => {
     await advance(1)
     expect(regenerates()).toHaveLength(1)
     expect(regenerates()[0]!.at).toBe(until)
-    await advance(100)
+    // The regenerated `ok` reply streams its steps (reasoning, a tool) before its answer.
+    await advance(1_000)
     expect(lastAgentReply()).toHaveAttribute('data-status', 'complete')
   })
 
@@ -186,7 +187,7 @@ describe('automatic regenerate', () => {
     await advance(0)
     expect(regenerates()).toHaveLength(1)
     expect(regenerates()[0]!.at).toBe(pressedAt)
-    await advance(200)
+    await advance(1_000)
     expect(lastAgentReply()).toHaveAttribute('data-status', 'complete')
     await advance(10 * MINUTE)
     expect(regenerates()).toHaveLength(1)
