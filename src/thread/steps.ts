@@ -138,6 +138,22 @@ export function reasoningSpanMs(parts: readonly Part[], index: number): number |
   return Math.max(0, after.started_at - before.ended_at)
 }
 
+/** The browser's own timing of a run's first thinking, as the live-run store observed its stream. */
+export type ThinkingTimes = { startedAt: number | undefined; endedAt: number | undefined }
+
+/**
+ * How long the reasoning at `index` took, or undefined when nothing tells: the daemon's times
+ * around it (reasoningSpanMs) first; else, for the reply's first reasoning, the stream's timing of
+ * it (first reasoning event to the first event after it), which a reload keeps.
+ */
+export function reasoningDurationMs(parts: readonly Part[], index: number, thinking: ThinkingTimes): number | undefined {
+  const span = reasoningSpanMs(parts, index)
+  if (span !== undefined) return span
+  const { startedAt, endedAt } = thinking
+  if (startedAt === undefined || endedAt === undefined) return undefined
+  return parts.findIndex((part) => part.type === 'reasoning') === index ? Math.max(0, endedAt - startedAt) : undefined
+}
+
 /** Milliseconds until a clock that has run `elapsedMs` shows its next whole second. */
 export function nextSecondIn(elapsedMs: number): number {
   if (!Number.isFinite(elapsedMs) || elapsedMs < 0) return 1000

@@ -168,6 +168,12 @@ describe('reasoning', () => {
     expect(screen.getByRole('button', { name: '思考了 4 秒' })).toHaveAttribute('aria-expanded', 'false')
   })
 
+  it('takes the first reasoning’s time from what the stream timed, which a reload keeps', () => {
+    const message = { ...reply([reasoning('First.'), text('Answer.'), reasoning('Second.'), text(' More.')]), reasoningStartedAt: T0, reasoningEndedAt: T0 + 6_600 }
+    const { container } = renderInLanguage(<AgentReply message={message} />)
+    expect(toggles(container).map((toggle) => toggle.textContent)).toEqual(['Thought for 7 s', 'Reasoning'])
+  })
+
   it('says "Reasoning" without a time when nothing tells it, and shows markup in it as text', () => {
     const { container } = renderInLanguage(<AgentReply message={reply([reasoning('<img src=x onerror=alert(1)> **not bold**'), text('Answer.')])} />)
     fireEvent.click(screen.getByRole('button', { name: 'Reasoning' }))

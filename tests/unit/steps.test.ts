@@ -3,6 +3,7 @@ import {
   INPUT_TAIL_CHARS,
   livePartIndex,
   nextSecondIn,
+  reasoningDurationMs,
   reasoningOpenByDefault,
   reasoningSpanMs,
   shownToolInput,
@@ -127,6 +128,20 @@ describe('durations', () => {
     expect(reasoningSpanMs([{ type: 'reasoning', text: 'r' }, tool()], 0)).toBeUndefined()
     expect(reasoningSpanMs([tool({ ended_at: 2_000 }), { type: 'reasoning', text: 'r' }, { type: 'text', text: 't' }], 1)).toBeUndefined()
     expect(reasoningSpanMs([tool({ status: 'running' }), { type: 'reasoning', text: 'r' }, tool({ started_at: 6_000 })], 1)).toBeUndefined()
+  })
+
+  it('times the first reasoning by the stream when the tools do not tell, and no later one', () => {
+    const thinking = { startedAt: 10_000, endedAt: 13_400 }
+    const parts: Part[] = [{ type: 'reasoning', text: 'r' }, { type: 'text', text: 't' }, { type: 'reasoning', text: 'again' }, { type: 'text', text: 'u' }]
+    expect(reasoningDurationMs(parts, 0, thinking)).toBe(3_400)
+    expect(reasoningDurationMs(parts, 2, thinking)).toBeUndefined()
+    expect(reasoningDurationMs(parts, 0, { startedAt: 10_000, endedAt: undefined })).toBeUndefined()
+    expect(reasoningDurationMs(parts, 0, { startedAt: undefined, endedAt: undefined })).toBeUndefined()
+  })
+
+  it('prefers the daemon’s times around reasoning to the stream’s', () => {
+    const parts: Part[] = [tool({ ended_at: 2_000 }), { type: 'reasoning', text: 'r' }, tool({ tool_call_id: 'tc_2', started_at: 6_000 })]
+    expect(reasoningDurationMs(parts, 1, { startedAt: 0, endedAt: 9_000 })).toBe(4_000)
   })
 
   it('ticks at the next whole second of elapsed time', () => {

@@ -10,8 +10,14 @@ import type { LoadToolOutput, ToolApproval } from './steps/tool-step'
 import { UsageLine } from './steps/usage-line'
 import { StreamingCaret } from './streaming-caret'
 
+/**
+ * A reply as shown: history's record, with what the live stream timed of its first reasoning
+ * (browser clock) while it was watched; the record carries no time for reasoning.
+ */
+export type ShownReply = Message & { reasoningStartedAt?: number | undefined; reasoningEndedAt?: number | undefined }
+
 export type AgentReplyProps = {
-  message: Message
+  message: ShownReply
   /** Replies this one replaced, oldest first; shown read-only on request. */
   earlier?: Message[]
   /** For each earlier reply (by id), the later messages the same regenerate replaced. */
@@ -45,7 +51,7 @@ export type AgentReplyProps = {
 }
 
 type ReplyBodyProps = Pick<AgentReplyProps, 'onLoadOutput' | 'approval' | 'now'> & {
-  message: Message
+  message: ShownReply
   streaming: boolean
   earlier: boolean
 }
@@ -57,7 +63,20 @@ type ReplyBodyProps = Pick<AgentReplyProps, 'onLoadOutput' | 'approval' | 'now'>
 function ReplyBody({ message, streaming, earlier, onLoadOutput, approval, now }: ReplyBodyProps) {
   const parts = message.parts
   if (parts !== undefined && parts.length > 0) {
-    return <ReplyParts parts={parts} messageId={message.id} runId={message.run_id} streaming={streaming} earlier={earlier} now={now} onLoadOutput={onLoadOutput} approval={approval} />
+    return (
+      <ReplyParts
+        parts={parts}
+        messageId={message.id}
+        runId={message.run_id}
+        streaming={streaming}
+        earlier={earlier}
+        reasoningStartedAt={message.reasoningStartedAt}
+        reasoningEndedAt={message.reasoningEndedAt}
+        now={now}
+        onLoadOutput={onLoadOutput}
+        approval={approval}
+      />
+    )
   }
   if (!message.content && !streaming) return null
   return (

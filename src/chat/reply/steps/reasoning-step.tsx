@@ -12,8 +12,8 @@ export type ReasoningStepProps = {
   live: boolean
   /** A step of an earlier version: folded. */
   earlier: boolean
-  /** How long it took by the daemon's times (see reasoningSpanMs), when they tell. */
-  spanMs: number | undefined
+  /** How long it took by the daemon's times or the stream's (see reasoningDurationMs), when they tell. */
+  knownMs: number | undefined
   /** Where this page keeps what it measured of it: the message id and the part's index. */
   thoughtKey: string
 }
@@ -22,12 +22,13 @@ export type ReasoningStepProps = {
  * The agent's reasoning, apart from the answer: open and muted while it is written, then one line
  * ("Thought for 4 s") that opens on request. Daemon text, shown as text, never as Markdown.
  */
-export const ReasoningStep = memo(function ReasoningStep({ part, live, earlier, spanMs, thoughtKey }: ReasoningStepProps) {
+export const ReasoningStep = memo(function ReasoningStep({ part, live, earlier, knownMs, thoughtKey }: ReasoningStepProps) {
   const { t, i18n } = useTranslation()
   const bodyId = useId()
   const measuredMs = useThoughtTime(thoughtKey, live)
   const [open, toggle] = useDisclosure(live ? 'live' : 'done', reasoningOpenByDefault(live, earlier))
-  const ms = spanMs ?? measuredMs
+  // What this mount saw is the last resort: it began timing when it first showed the reasoning.
+  const ms = knownMs ?? measuredMs
   const summary = live
     ? t('steps.thinking')
     : ms !== undefined

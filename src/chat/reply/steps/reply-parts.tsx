@@ -1,5 +1,5 @@
 import type { Part } from '../../../wire/types'
-import { livePartIndex, reasoningSpanMs } from '../../../thread/steps'
+import { livePartIndex, reasoningDurationMs } from '../../../thread/steps'
 import { ReasoningStep } from './reasoning-step'
 import { TextStep } from './text-step'
 import { ToolStep, type LoadToolOutput, type ToolApproval } from './tool-step'
@@ -15,6 +15,9 @@ export type ReplyPartsProps = {
   streaming: boolean
   /** An earlier version's steps: all folded. */
   earlier?: boolean
+  /** When the stream showed the reply's first reasoning start and end (browser clock), where it was watched. */
+  reasoningStartedAt?: number | undefined
+  reasoningEndedAt?: number | undefined
   now?: number | undefined
   onLoadOutput?: LoadToolOutput | undefined
   approval?: ToolApproval | undefined
@@ -25,8 +28,9 @@ export type ReplyPartsProps = {
  * This list re-renders on every delta; the steps are memoized on their part objects, so only the
  * one that changed renders again.
  */
-export function ReplyParts({ parts, messageId, runId, streaming, earlier = false, now, onLoadOutput, approval }: ReplyPartsProps) {
+export function ReplyParts({ parts, messageId, runId, streaming, earlier = false, reasoningStartedAt, reasoningEndedAt, now, onLoadOutput, approval }: ReplyPartsProps) {
   const live = livePartIndex(parts, streaming)
+  const thinking = { startedAt: reasoningStartedAt, endedAt: reasoningEndedAt }
   return (
     <div className="steps">
       {parts.map((part, i) => {
@@ -36,7 +40,7 @@ export function ReplyParts({ parts, messageId, runId, streaming, earlier = false
           case 'text':
             return <TextStep key={key} part={part} streaming={i === live} />
           case 'reasoning':
-            return <ReasoningStep key={key} part={part} live={i === live} earlier={earlier} spanMs={reasoningSpanMs(parts, i)} thoughtKey={`${messageId}:${i}`} />
+            return <ReasoningStep key={key} part={part} live={i === live} earlier={earlier} knownMs={reasoningDurationMs(parts, i, thinking)} thoughtKey={`${messageId}:${i}`} />
           case 'tool':
             return <ToolStep key={key} part={part} runId={runId} earlier={earlier} now={now} onLoadOutput={onLoadOutput} approval={approval} />
         }
