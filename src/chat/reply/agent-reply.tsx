@@ -4,7 +4,7 @@ import type { Message } from '../../wire/types'
 import { FailureNotice } from './failure-notice'
 import { CopyButton } from '../../markdown/copy-button'
 import { LazyReplyMarkdown } from '../../markdown/lazy-reply-markdown'
-import { isActive } from '../../thread/transcript-model'
+import { isActive } from '../../wire/status'
 import { ReplyParts } from './steps/reply-parts'
 import type { LoadToolOutput, ToolApproval } from './steps/tool-step'
 import { UsageLine } from './steps/usage-line'
@@ -96,7 +96,7 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
   const [showEarlier, setShowEarlier] = useState(false)
   const earlierId = useId()
   const status = message.status ?? 'complete'
-  const active = isActive(message)
+  const active = isActive(message.status)
   const statusText =
     status === 'queued' && position !== undefined && position > 0 ? t('status.queuedPosition', { position }) : t(`status.${status}`)
 
