@@ -106,7 +106,7 @@ export function paragraph(r: () => number, sentences: number): string {
   return Array.from({ length: sentences }, () => sentence(r)).join(' ')
 }
 
-export function list(r: () => number): string {
+function list(r: () => number): string {
   const n = 3 + Math.floor(r() * 4)
   const kind = r()
   return Array.from({ length: n }, (_, i) => {

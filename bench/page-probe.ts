@@ -167,6 +167,8 @@ export function probeRearm(marker: string) {
 export type ScrollWatch = {
   /** Largest move of the row under the pointer, in px, since the scroller was last set. */
   maxJumpPx: number
+  /** The same for each jump, in order. */
+  byJump: number[]
   /** Rows followed (one per jump that had a row under the pointer), and rows lost (left the DOM and not found again). */
   anchors: number
   lost: number
@@ -188,7 +190,7 @@ export function scrollWatchInstall() {
   if (!scroller) throw new Error('the transcript does not scroll')
   const el = scroller
   const signature = (row: Element) => (row.textContent ?? '').slice(0, 160)
-  const state = { maxJumpPx: 0, anchors: 0, lost: 0, anchor: null as Element | null, sig: '', top: 0, armed: false }
+  const state = { maxJumpPx: 0, anchors: 0, lost: 0, anchor: null as Element | null, sig: '', top: 0, armed: false, byJump: [] as number[] }
   const w = window as unknown as { __benchScroll: { el: Element; state: typeof state } }
   w.__benchScroll = { el, state }
   const point = () => {
@@ -211,7 +213,11 @@ export function scrollWatchInstall() {
         row = Array.from(document.querySelectorAll('article')).find((a) => signature(a) === state.sig) ?? null
         if (row) state.anchor = row
       }
-      if (row) state.maxJumpPx = Math.max(state.maxJumpPx, Math.abs(row.getBoundingClientRect().top - state.top))
+      if (row) {
+        const moved = Math.abs(row.getBoundingClientRect().top - state.top)
+        state.maxJumpPx = Math.max(state.maxJumpPx, moved)
+        state.byJump[state.byJump.length - 1] = Math.max(state.byJump.at(-1) ?? 0, Math.round(moved))
+      }
       else {
         state.lost++
         state.anchor = null
@@ -223,20 +229,17 @@ export function scrollWatchInstall() {
   requestAnimationFrame(loop)
 }
 
-/**
- * Sets the scroller (to the top, the bottom, or a share of its height from the top), waits two
- * frames, and says where it is and whether the rows in view hold the first or the last message.
- */
-export async function scrollJump({ to, first, last }: { to: 'top' | 'bottom' | number; first: string; last: string }) {
+/** Sets the scroller (to the top, the bottom, or a share of its height from the top) and waits two frames; scrollWhere says where that led. */
+export async function scrollJump({ to }: { to: 'top' | 'bottom' | number }) {
   const { el, state } = (window as unknown as { __benchScroll: { el: Element; state: ScrollWatch & { anchor: Element | null; armed: boolean } } }).__benchScroll
   const max = () => el.scrollHeight - el.clientHeight
   el.scrollTop = to === 'top' ? 0 : to === 'bottom' ? max() : Math.round(max() * to)
   state.anchor = null
   state.armed = true
+  state.byJump.push(0)
   const frame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()))
   await frame()
   await frame()
-  return scrollWhere({ first, last })
 }
 
 /** Where the scroller is, the watch's figures, and whether a row in view holds `first` or `last`. */
@@ -256,6 +259,7 @@ export function scrollWhere({ first, last }: { first: string; last: string }) {
     firstInView: holds(first),
     lastInView: holds(last),
     maxJumpPx: state.maxJumpPx,
+    byJump: state.byJump,
     anchors: state.anchors,
     lost: state.lost,
   }
