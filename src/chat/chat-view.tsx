@@ -76,6 +76,7 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
           busy={(message.run_id !== undefined && state.stopping.has(message.run_id)) || (anchorId !== undefined && state.regenerating.has(anchorId))}
           onStop={thread.stop}
           onRegenerate={thread.regenerate}
+          onLoadOutput={thread.loadToolOutput}
         />
         {confirming && confirming.anchorId === anchorId ? (
           <ConfirmRegenerate

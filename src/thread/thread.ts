@@ -282,6 +282,12 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
       if (actions.confirming) setActions({ confirming: undefined })
     },
 
+    /** A tool's whole output, when the stream and history carry only its first 16 KiB. */
+    loadToolOutput(toolCallId: string, runId: string | undefined): Promise<string> {
+      if (!runId) return Promise.reject(new Error('A tool output needs the run that called the tool.'))
+      return runtime.client.toolOutput(sessionId, runId, toolCallId)
+    },
+
     retryNow: (anchorId: string) => runtime.retry.retryNow(sessionId, anchorId),
     cancelRetry: (anchorId: string) => runtime.retry.cancel(sessionId, anchorId),
 

@@ -43,7 +43,8 @@ function harness(history: Message[]) {
   const listMessages = vi.fn(async (_sid: string) => history)
   const regenerate = vi.fn(async (_sid: string, _anchor: string): Promise<RegenerateReceipt> => ({ run_id: 'run_new', superseded: [], queued: false }))
   const cancelRun = vi.fn(async (_sid: string, runId: string): Promise<CancelReceipt> => ({ run_id: runId, status: 'cancelled' }))
-  const runtime = createChatRuntime({ ...client, listMessages, regenerate, cancelRun }, memoryBackend())
+  const toolOutput = vi.fn(async (_sid: string, runId: string, toolCallId: string) => `all of ${toolCallId} in ${runId}`)
+  const runtime = createChatRuntime({ ...client, listMessages, regenerate, cancelRun, toolOutput }, memoryBackend())
   const watch = vi.fn()
   const release = vi.fn()
   runtime.follower = { ...runtime.follower, watch, release }
@@ -56,7 +57,7 @@ function harness(history: Message[]) {
     return disconnect
   }
   const ready = () => vi.waitFor(() => expect(thread.getState().phase).toBe('ready'))
-  return { runtime, thread, listMessages, regenerate, cancelRun, watch, release, connect, ready }
+  return { runtime, thread, listMessages, regenerate, cancelRun, toolOutput, watch, release, connect, ready }
 }
 
 describe('the thread snapshot', () => {
@@ -231,5 +232,14 @@ describe('what the live region says of a failed tool', () => {
     expect(first.outcomes).toEqual([{ kind: 'toolFailed', name: 'read_file', error }])
     // The same news read again is not said twice.
     expect(nextOutcomes(first.memory, { ...inputs, news }).outcomes).toEqual([])
+  })
+})
+
+describe('a tool\'s whole output', () => {
+  it('is read from the run that called the tool', async () => {
+    const { thread, toolOutput } = harness([])
+    await expect(thread.loadToolOutput('t1', 'run_r1')).resolves.toBe('all of t1 in run_r1')
+    expect(toolOutput).toHaveBeenCalledWith(SID, 'run_r1', 't1')
+    await expect(thread.loadToolOutput('t1', undefined)).rejects.toThrow()
   })
 })

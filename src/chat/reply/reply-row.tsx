@@ -2,6 +2,7 @@ import { createRef, memo, useState } from 'react'
 import { isWaiting } from '../../retry/view'
 import type { Message } from '../../wire/types'
 import { AgentReply } from './agent-reply'
+import type { LoadToolOutput } from './steps/tool-step'
 import { useReplyFocus, type ReplyFocusRefs } from '../reply-focus'
 import { RetryStatus } from './retry-status'
 import { Tier1Status } from './tier1-status'
@@ -20,6 +21,8 @@ export type ReplyRowProps = {
   busy: boolean
   onStop: (runId: string) => void
   onRegenerate: (anchorId: string) => void
+  /** Reads a tool's whole output (stable: the row is memoized). */
+  onLoadOutput: LoadToolOutput
 }
 
 /**
@@ -28,7 +31,7 @@ export type ReplyRowProps = {
  * Each of its actions says where focus goes next (see reply-focus.ts): Stop and Cancel retry to
  * its Regenerate, Retry now to the retry line, Regenerate to the reply that replaces it.
  */
-export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, followers, busy, onStop, onRegenerate }: ReplyRowProps) {
+export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, followers, busy, onStop, onRegenerate, onLoadOutput }: ReplyRowProps) {
   const { retry, clock, live: liveRuns } = useChatRuntime()
   const anchorId = message.reply_to
   const { shown, retry: view, canRegenerate } = replyState(message, useLiveRun(message.run_id), useRetryFor(sessionId, anchorId), clock.now())
@@ -85,6 +88,7 @@ export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, fo
           : undefined
       }
       retry={retryBox}
+      onLoadOutput={onLoadOutput}
       tier1={shown.tier1 ? <Tier1Status wait={shown.tier1} /> : undefined}
     />
   )
