@@ -55,13 +55,13 @@ function escapedCode(r: () => number, length: number): string {
   return text
 }
 
-/** A tool's JSON input of exactly `length` characters (at least 64): a file to write when long, else a read, a search or a command. */
+/** A tool's JSON input of exactly `length` characters (at least 64): every third a file to write, the others a read, a search or a command. */
 export function toolInput(r: () => number, length: number, index: number): { name: string; effect: 'read' | 'write'; input: string } {
-  if (length > 4096 || index % 4 === 3) {
+  if (index % 3 === 0) {
     const head = `{"path":"src/${pick(r, WORDS)}/${pick(r, WORDS)}-${index}.ts","content":"`
     return { name: 'write_file', effect: 'write', input: `${head}${escapedCode(r, Math.max(0, length - head.length - 2))}"}` }
   }
-  const tool = TOOLS[index % TOOLS.length] as (typeof TOOLS)[number]
+  const tool = TOOLS[(index + Math.floor(index / 3)) % TOOLS.length] as (typeof TOOLS)[number]
   const head = `{"${tool.field}":"`
   return { name: tool.name, effect: tool.effect, input: `${head}${escapedCode(r, Math.max(0, length - head.length - 2))}"}` }
 }
@@ -112,8 +112,8 @@ export function stepsEvents({ textDeltas, tools, pairs, inputChars, seed = 27 }:
   // Which steps call two tools: spread over the run.
   const paired = new Set(Array.from({ length: pairs }, (_, k) => Math.floor(((k + 0.5) * steps) / pairs)))
 
-  const share = (total: number, count: number, min: number) => {
-    const weights = Array.from({ length: count }, () => 0.5 + r())
+  const share = (total: number, count: number, min: number, weight: () => number) => {
+    const weights = Array.from({ length: count }, weight)
     const sum = weights.reduce((a, b) => a + b, 0)
     const out = weights.map((w) => Math.max(min, Math.floor((w / sum) * total)))
     let left = total - out.reduce((a, b) => a + b, 0)
@@ -128,8 +128,10 @@ export function stepsEvents({ textDeltas, tools, pairs, inputChars, seed = 27 }:
     }
     return out
   }
-  const segmentDeltas = share(textDeltas, segments, 2)
-  const inputSizes = share(inputChars, tools, 64)
+  const segmentDeltas = share(textDeltas, segments, 2, () => 0.5 + r())
+  // Every third call writes a file (most of the input); the others read, search or run a command with a few KiB.
+  let call = 0
+  const inputSizes = share(inputChars, tools, 64, () => (call++ % 3 === 0 ? 0.5 + r() : 0.005 + 0.02 * r()))
 
   const events: ReplyEvent[] = []
   const toolOutputs = new Map<string, string>()
@@ -198,7 +200,7 @@ export function historySteps(r: () => number, index: number, at: number, answer:
   let inputTokens = 1500
   let outputTokens = 0
   for (let k = 0; k < count; k++) {
-    const { name, effect, input } = toolInput(r, 80 + Math.floor(r() * 520), k)
+    const { name, effect, input } = toolInput(r, 80 + Math.floor(r() * 520), index + k)
     const big = r() < 0.02
     const bytes = big ? 64 * 1024 + Math.floor(r() * 192 * 1024) : 128 + Math.floor(r() * 1408)
     const output = toolOutput(outputSeed(index, k), Math.min(bytes, OUTPUT_CAP))
