@@ -491,7 +491,7 @@ function describe(results: Results, baseline: Results | undefined): { tables: st
   const med = (key: Exclude<ScenarioKey, 'bundle'>, subject: SubjectKey, figure: string) => scenarios[key]?.[subject]?.median[figure]
   /** The floor's figure beside a budget line, with Rebound's ratio to it. */
   const floorOf = (key: Exclude<ScenarioKey, 'bundle'>, figure: string, unit: string, digits = 1) => floorCell(med(key, 'rebound', figure), med(key, 'floor', figure), unit, digits)
-  const ms = (v: number | undefined, digits = 0) => `${fmt(v, digits)} ms`
+  const ms = (v: number | undefined, digits = 0) => (v === undefined || v === Infinity ? fmt(v) : `${fmt(v, digits)} ms`)
 
   for (const key of ['stream20', 'stream10k', 'steps'] as const) {
     const r = scenarios[key]
