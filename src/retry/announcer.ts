@@ -9,6 +9,8 @@ import type { RetryView } from './view'
 export type RetryAnnouncement =
   | { kind: 'armed'; attempt: number; deadline: number; remainingMs: number }
   | { kind: 'paused'; attempt: number; deadline: number }
+  /** Held for the operator: Retry now would run these `write` tools again. */
+  | { kind: 'held'; attempt: number; tools: readonly string[] }
   | { kind: 'cancelled' }
   | { kind: 'refused'; refusal: RegenerateRefusal | null }
 
@@ -23,6 +25,8 @@ export function announcementOf(view: RetryView): { key: string; announcement: Re
       return view.deadline === null ? undefined : { key, announcement: { kind: 'armed', attempt: view.attempt, deadline: view.deadline, remainingMs: view.remainingMs } }
     case 'paused':
       return view.deadline === null ? undefined : { key, announcement: { kind: 'paused', attempt: view.attempt, deadline: view.deadline } }
+    case 'held':
+      return { key, announcement: { kind: 'held', attempt: view.attempt, tools: view.rerun ?? [] } }
     case 'cancelled':
       return { key, announcement: { kind: 'cancelled' } }
     case 'refused':

@@ -21,7 +21,8 @@ const AT_REST: readonly BoardPhase[] = ['cancelled', 'dismissed', 'settled']
 
 /**
  * Where an anchor's episode stands, as the tabs agree on it:
- * - `armed`: waiting for `deadline` before attempt `attempt` (after `failureId`);
+ * - `armed`: waiting for `deadline` before attempt `attempt` (after `failureId`), or, with `held`,
+ *   waiting for the operator's Retry now with no deadline in force;
  * - `dispatching`: a tab holds the lock and its regenerate is on the wire;
  * - `watching`: attempt `attempt` was accepted as run `runId`;
  * - `cancelled`: the operator cancelled this failure's retry (in some tab);
@@ -37,6 +38,12 @@ const recordSchema = z.object({
   attempt: z.int().check(z.minimum(1)),
   deadline: z.number(),
   paused: z.boolean(),
+  /**
+   * The `write` tools regenerating would run again: the attempt is held for the operator (every
+   * tab shows it so, a reload keeps it, and `deadline` is not counted down). Absent (as in
+   * records written before it existed) when the attempt counts down.
+   */
+  held: z.optional(z.array(z.string())),
   phase: z.enum(BOARD_PHASES),
   runId: z.optional(z.string()),
   dispatchedAt: z.optional(z.number()),

@@ -108,12 +108,15 @@ async function dispatchOnce(
         }
       }
     }
+    const held = record?.failureId === failureId ? record.held : undefined
     board.write(input.sessionId, input.anchorId, {
       failureId,
       failureCreatedAt: input.failureCreatedAt ?? 0,
       attempt: input.attempt,
       deadline: record?.failureId === failureId ? record.deadline : clock.now(),
       paused: false,
+      // The hold is the failure's, not the attempt's: a lost attempt is held again in every tab.
+      ...(held ? { held } : {}),
       phase: 'dispatching',
       dispatchedAt: clock.now(),
     })

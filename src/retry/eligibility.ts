@@ -10,10 +10,13 @@
  * 3. `isFreshFailure` (the same guard): it is newer than anything this anchor's scheduler has
  *    already armed from, settled or cancelled.
  *
+ * And how it arms (`rerunsWrites`): counting down, or held for the operator when regenerating
+ * would run a `write` tool again.
+ *
  * And when a scheduler is let go again (`outlivedBy`). Everything is read from the daemon's
  * persisted messages, never from a frame the stream has not confirmed in history.
  */
-import type { Message } from '../wire/types'
+import type { Message, ToolStatus } from '../wire/types'
 import { TRANSIENT_RETRY_CLASSES } from '../wire/types'
 
 const ENDED = new Set(['complete', 'failed', 'cancelled'])
@@ -50,6 +53,27 @@ export function isArmable(message: Message): boolean {
   const retry = message.retry
   if (retry === undefined || retry.retryable !== true) return false
   return transientClasses.has(retry.retry_class)
+}
+
+/**
+ * The statuses of a tool that ran: it reached `running` (a tool that failed ran too). `input`,
+ * `awaiting_approval` and `denied` never ran; `cancelled` is counted as not run, since a cancel
+ * ends a tool that was still waiting for its input or the operator's decision.
+ */
+const RAN: ReadonlySet<ToolStatus> = new Set(['running', 'done', 'failed'])
+
+/**
+ * The `write` tools a regenerate of this failed reply would run again: those that ran, by name, in
+ * the order they were called, each once. Regenerating re-runs the agent from its anchor, so a
+ * reply holding any of them arms held (no countdown; only Retry now regenerates); a reply whose
+ * tools were all `read` (or never ran) counts down as usual.
+ */
+export function rerunsWrites(message: Pick<Message, 'parts'>): string[] {
+  const names: string[] = []
+  for (const part of message.parts ?? []) {
+    if (part.type === 'tool' && part.effect === 'write' && RAN.has(part.status) && !names.includes(part.name)) names.push(part.name)
+  }
+  return names
 }
 
 /** What a scheduler remembers of its anchor's last episode, as `isFreshFailure` reads it. */

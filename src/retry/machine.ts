@@ -1,7 +1,9 @@
 /**
  * The tier 2 retry scheduler for one anchor (the operator message whose replies keep failing):
  * arms from a persisted, classified failure, counts down to a deadline, regenerates the anchor,
- * watches the new run, and stops the moment the operator cancels. Whether a failure arms is
+ * watches the new run, and stops the moment the operator cancels. A failure whose reply ran a
+ * `write` tool arms `held` instead: regenerating would run that tool again, so no timer is set and
+ * only the operator's Retry now regenerates. Whether a failure arms (and whether it is held) is
  * eligibility.ts and the waits are schedule.ts; this machine only decides when to consult them.
  *
  * The network is injected: `regenerate` and `cancelAccepted` are named actors whose real
@@ -10,7 +12,7 @@
 import { and, assertEvent, assign, fromPromise, setup } from 'xstate'
 import type { SnapshotFrom } from 'xstate'
 import type { Message, RegenerateReceipt } from '../wire/types'
-import { isArmable, isFreshFailure } from './eligibility'
+import { isArmable, isFreshFailure, rerunsWrites } from './eligibility'
 import { remainingMs, retryDeadline } from './schedule'
 import type { BoardPhase, BoardRecord, RetryBoard } from './board'
 
@@ -55,6 +57,12 @@ export type RetryContext = {
    * sees "retry after HH:MM". The same `armed` state either way; only the face differs.
    */
   paused: boolean
+  /**
+   * The `write` tools regenerating the failed reply would run again (`rerunsWrites`, or the
+   * board's `held` for that failure). Non-empty: the attempt is `held` for the operator's Retry
+   * now, and `deadline` is not counted down.
+   */
+  rerun: readonly string[]
   /** The failed reply that armed (or last re-armed) the scheduler. */
   failedMessageId: string | null
   /** `created_at` of that reply: an older failure can never arm again. */
@@ -161,6 +169,18 @@ function boardHolds(record: BoardRecord | undefined, failureId: string | null, a
   return record !== undefined && failureId !== null && record.failureId === failureId && ADOPTABLE.has(record.phase) && record.attempt >= attempt
 }
 
+/**
+ * The `write` tools a regenerate after `failure` would run again: from its parts, or, when its
+ * parts say none, from the board, where another tab (or this page before a reload) recorded the
+ * hold of this same failure. A hold once seen is kept: a read that lost the parts must not turn
+ * it into a countdown.
+ */
+function heldTools(record: BoardRecord | undefined, failure: Message): readonly string[] {
+  const own = rerunsWrites(failure)
+  if (own.length > 0) return own
+  return record !== undefined && record.failureId === failure.id && ADOPTABLE.has(record.phase) ? (record.held ?? []) : []
+}
+
 /** The attempt, deadline and face an arming should take, given the shared record of this anchor. */
 function adoptFromBoard(
   record: BoardRecord | undefined,
@@ -232,6 +252,14 @@ export const retryMachine = setup({
       assertEvent(event, 'failure.observed')
       return isArmable(event.message) && isFreshFailure(context, event.message)
     },
+    // Regenerating would run a `write` tool of this failed reply again: the operator decides when.
+    failureHeld: ({ context, event }) => {
+      assertEvent(event, ['failure.observed', 'run.settled'])
+      return heldTools(context.board?.read(context.sessionId, context.anchorId), event.message).length > 0
+    },
+    // The attempt being dispatched was held: whatever becomes of it, the next one is held too
+    // (no run was seen, so the failure that armed still stands).
+    heldAttempt: ({ context }) => context.rerun.length > 0,
     // Offline, an overdue attempt waits: a regenerate now would only fail and burn the attempt.
     deadlineReached: ({ context }) => context.online && context.deadline !== null && context.clock.now() >= context.deadline,
     backOnlineOverdue: ({ context, event }) => {
@@ -239,10 +267,11 @@ export const retryMachine = setup({
       return event.online && context.deadline !== null && context.clock.now() >= context.deadline
     },
     currentGeneration: ({ context }, params: { generation: number }) => params.generation === context.generation,
-    declinedAs: ({ context }, { output, reason }: { output: RegenerateOutput; reason: SkipReason }) =>
-      output.generation === context.generation && 'skipped' in output && output.skipped === reason,
-    lostAs: ({ context }, params: { error: unknown; outcome: LostDispatch }) =>
-      lostDispatch(params.error, !context.online || context.network?.online() === false) === params.outcome,
+    // With `held`, only while the attempt dispatched was held (`heldAttempt`).
+    declinedAs: ({ context }, { output, reason, held }: { output: RegenerateOutput; reason: SkipReason; held?: true }) =>
+      output.generation === context.generation && 'skipped' in output && output.skipped === reason && (!held || context.rerun.length > 0),
+    lostAs: ({ context }, params: { error: unknown; outcome: LostDispatch; held?: true }) =>
+      lostDispatch(params.error, !context.online || context.network?.online() === false) === params.outcome && (!params.held || context.rerun.length > 0),
     watchedRun: ({ context, event }) => {
       assertEvent(event, 'run.settled')
       return context.runId !== null && event.runId === context.runId
@@ -275,17 +304,19 @@ export const retryMachine = setup({
       // fire early nor wait minutes too long.
       const until = typeof retryAfterUntil === 'number' && clock.fromDaemon ? clock.fromDaemon(retryAfterUntil) : retryAfterUntil
       const recompute = (n: number) => retryDeadline({ attempt: n, now: clock.now(), retryAfterUntil: until })
+      const record = board?.read(sessionId, anchorId)
       const chosen = adoptFromBoard(
-        board?.read(sessionId, anchorId),
+        record,
         { attempt, ...recompute(attempt), failureId: failure?.id ?? context.failedMessageId, runOfFailure: failure?.run_id },
         recompute,
       )
       return {
         attempt: chosen.attempt,
         generation: context.generation + 1,
+        // Held, the deadline is kept (the board's record needs one) but nothing counts it down.
         deadline: chosen.deadline,
         paused: chosen.paused,
-        ...(failure ? { failedMessageId: failure.id, failureCreatedAt: failure.created_at } : {}),
+        ...(failure ? { failedMessageId: failure.id, failureCreatedAt: failure.created_at, rerun: heldTools(record, failure) } : {}),
       }
     }),
     /** Another tab's schedule for this same failure: its attempt and deadline, a new generation. */
@@ -300,7 +331,7 @@ export const retryMachine = setup({
      * begin with: an adopted episode may be further on there (dispatching, watching, cancelled).
      */
     shareArmed: ({ context }) => {
-      const { board, sessionId, anchorId, failedMessageId, attempt, deadline, paused } = context
+      const { board, sessionId, anchorId, failedMessageId, attempt, deadline, paused, rerun } = context
       if (!board || failedMessageId === null || deadline === null || boardHolds(board.read(sessionId, anchorId), failedMessageId, attempt)) return
       board.write(sessionId, anchorId, {
         failureId: failedMessageId,
@@ -308,6 +339,7 @@ export const retryMachine = setup({
         attempt,
         deadline,
         paused,
+        ...(rerun.length > 0 ? { held: [...rerun] } : {}),
         phase: 'armed',
       })
     },
@@ -316,8 +348,8 @@ export const retryMachine = setup({
       const now = context.clock.now()
       return { generation: context.generation + 1, deadline: Math.min(context.deadline ?? now, now), paused: false, online: false }
     }),
-    /** Tells the other tabs the held attempt is overdue. */
-    shareHeld: ({ context }) => {
+    /** Tells the other tabs the attempt kept for the network is overdue. */
+    shareOverdue: ({ context }) => {
       const { board, sessionId, anchorId, failedMessageId, deadline } = context
       if (deadline !== null) board?.update(sessionId, anchorId, failedMessageId ?? '', { phase: 'armed', deadline, paused: false })
     },
@@ -326,7 +358,7 @@ export const retryMachine = setup({
       return { online: event.online }
     }),
     clearRefusal: assign({ lastError: null }),
-    resetEpisode: assign({ attempt: 1, deadline: null, paused: false }),
+    resetEpisode: assign({ attempt: 1, deadline: null, paused: false, rerun: [] }),
     markDispatched: assign(({ context }) => ({ dispatchedAt: context.clock.now(), runId: null })),
     recordRun: assign((_, params: { runId: string }) => ({ runId: params.runId })),
     recordRefusal: assign((_, params: { error: unknown }) => ({
@@ -344,6 +376,7 @@ export const retryMachine = setup({
         attempt: 1,
         deadline: null,
         paused: false,
+        rerun: [],
         failedMessageId: failed ? event.message.id : context.failedMessageId,
         failureCreatedAt: failed ? event.message.created_at : context.failureCreatedAt,
       }
@@ -359,6 +392,7 @@ export const retryMachine = setup({
     generation: 0,
     deadline: null,
     paused: false,
+    rerun: [],
     failedMessageId: null,
     failureCreatedAt: null,
     runId: null,
@@ -398,6 +432,18 @@ export const retryMachine = setup({
         'failure.observed': armOnFreshFailure(),
       },
     },
+    // Armed without a deadline in force: regenerating would run a `write` tool again, so nothing
+    // fires by itself (no countdown, no cap, no provider time, not even back online); Retry now
+    // dispatches as from `armed`, and Cancel cancels.
+    held: {
+      on: {
+        'retry.now': { target: 'dispatching' },
+        'retry.cancel': { target: 'cancelled.quiet' },
+        // Another tab's attempt of this failure was lost: its next attempt is held here too.
+        'shared.adopt': { actions: 'adoptShared' },
+        'failure.observed': armOnFreshFailure(),
+      },
+    },
     dispatching: {
       entry: 'markDispatched',
       invoke: {
@@ -421,6 +467,11 @@ export const retryMachine = setup({
               type: 'recordRevokedRun',
               params: ({ event }) => ({ runId: 'skipped' in event.output ? event.output.runId : undefined }),
             },
+          },
+          {
+            guard: { type: 'declinedAs', params: ({ event }) => ({ output: event.output, reason: 'rearm' as const, held: true as const }) },
+            target: 'held',
+            actions: [{ type: 'arm', params: ({ context }) => ({ attempt: context.attempt + 1, retryAfterUntil: undefined }) }, 'shareArmed'],
           },
           {
             guard: { type: 'declinedAs', params: ({ event }) => ({ output: event.output, reason: 'rearm' as const }) },
@@ -455,9 +506,19 @@ export const retryMachine = setup({
             actions: { type: 'recordRefusal', params: ({ event }) => ({ error: event.error }) },
           },
           {
+            guard: { type: 'lostAs', params: ({ event }) => ({ error: event.error, outcome: 'offline' as const, held: true as const }) },
+            target: 'held',
+            actions: ['holdForNetwork', 'shareOverdue'],
+          },
+          {
             guard: { type: 'lostAs', params: ({ event }) => ({ error: event.error, outcome: 'offline' as const }) },
             target: 'armed',
-            actions: ['holdForNetwork', 'shareHeld'],
+            actions: ['holdForNetwork', 'shareOverdue'],
+          },
+          {
+            guard: 'heldAttempt',
+            target: 'held',
+            actions: [{ type: 'arm', params: ({ context }) => ({ attempt: context.attempt + 1, retryAfterUntil: undefined }) }, 'shareArmed'],
           },
           {
             target: 'armed',
@@ -477,19 +538,14 @@ export const retryMachine = setup({
           // The operator pressed Stop: a cancelled run must never arm tier 2.
           { guard: and(['watchedRun', 'runCancelled']), target: 'cancelled.quiet' },
           {
+            guard: and(['watchedRun', 'runFailedArmable', 'failureHeld']),
+            target: 'held',
+            actions: rearmAfterRun(),
+          },
+          {
             guard: and(['watchedRun', 'runFailedArmable']),
             target: 'armed',
-            actions: [
-              {
-                type: 'arm',
-                params: ({ context, event }) => ({
-                  attempt: context.attempt + 1,
-                  retryAfterUntil: event.message.retry?.retry_after_until,
-                  failure: event.message,
-                }),
-              },
-              'shareArmed',
-            ],
+            actions: rearmAfterRun(),
           },
           // Failed for a reason tier 2 must not retry: the operator decides.
           { guard: and(['watchedRun', 'runFailed']), target: 'idle', actions: 'settle' },
@@ -532,24 +588,40 @@ export const retryMachine = setup({
   },
 })
 
-/** The one list of transitions a fresh, armable, persisted failure takes: arm from attempt 1. */
+/**
+ * The one list of transitions a fresh, armable, persisted failure takes: arm from attempt 1, held
+ * when its reply ran a `write` tool, counting down otherwise.
+ */
 function armOnFreshFailure() {
-  return {
-    guard: 'freshArmableFailure',
-    target: '#retry.armed',
-    reenter: true,
-    actions: [
-      'clearRefusal',
-      {
-        type: 'arm',
-        params: ({ event }: { event: RetryEvent }) => {
-          assertEvent(event, 'failure.observed')
-          return { attempt: 1, retryAfterUntil: event.message.retry?.retry_after_until, failure: event.message }
-        },
+  const actions = [
+    'clearRefusal',
+    {
+      type: 'arm',
+      params: ({ event }: { event: RetryEvent }) => {
+        assertEvent(event, 'failure.observed')
+        return { attempt: 1, retryAfterUntil: event.message.retry?.retry_after_until, failure: event.message }
       },
-      'shareArmed',
-    ],
-  } as const
+    },
+    'shareArmed',
+  ] as const
+  return [
+    { guard: and(['freshArmableFailure', 'failureHeld']), target: '#retry.held', reenter: true, actions },
+    { guard: 'freshArmableFailure', target: '#retry.armed', reenter: true, actions },
+  ] as const
+}
+
+/** The watched run failed armable: the attempt after it, from its failure (and its provider time). */
+function rearmAfterRun() {
+  return [
+    {
+      type: 'arm',
+      params: ({ context, event }: { context: RetryContext; event: RetryEvent }) => {
+        assertEvent(event, 'run.settled')
+        return { attempt: context.attempt + 1, retryAfterUntil: event.message.retry?.retry_after_until, failure: event.message }
+      },
+    },
+    'shareArmed',
+  ] as const
 }
 
 /** A snapshot of the machine, as `retryView` reads it. */

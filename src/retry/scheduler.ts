@@ -147,10 +147,11 @@ export function createRetryScheduler({
           const snapshot = actor.getSnapshot()
           const record = board.read(sessionId, anchorId)
           if (!record || record.failureId !== snapshot.context.failedMessageId) continue
-          const live = snapshot.matches('armed') || snapshot.matches('dispatching') || snapshot.matches('watching')
+          const waiting = snapshot.matches('armed') || snapshot.matches('held')
+          const live = waiting || snapshot.matches('dispatching') || snapshot.matches('watching')
           if (record.phase === 'cancelled' && live) actor.send({ type: 'retry.cancel' })
           else if (record.phase === 'dismissed' && live) remove(sessionId, anchorId)
-          else if (record.phase === 'armed' && snapshot.matches('armed')) {
+          else if (record.phase === 'armed' && waiting) {
             const { attempt, deadline, paused } = snapshot.context
             const differs = record.attempt !== attempt || record.deadline !== deadline || record.paused !== paused
             if (differs && record.attempt >= attempt) actor.send({ type: 'shared.adopt' })
@@ -178,7 +179,7 @@ export function createRetryScheduler({
         }
         const now = actor.getSnapshot()
         const atRest = now.matches('idle') || now.matches({ cancelled: 'quiet' }) || now.matches('refused')
-        const stance = now.matches('armed') ? 'waiting' : atRest ? 'at rest' : 'busy'
+        const stance = now.matches('armed') || now.matches('held') ? 'waiting' : atRest ? 'at rest' : 'busy'
         if (outlivedBy(history, anchorId, now.context.failedMessageId, stance)) remove(sessionId, anchorId)
       }
     },

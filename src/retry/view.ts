@@ -7,15 +7,18 @@ import type { Message } from '../wire/types'
 import type { RegenerateRefusal, RetrySnapshot } from './machine'
 import { remainingMs } from './schedule'
 
-/** The statuses the UI distinguishes. `paused` is the armed state with a wait beyond the cap. */
-export type RetryStatus = 'idle' | 'armed' | 'paused' | 'dispatching' | 'watching' | 'cancelled' | 'refused'
+/**
+ * The statuses the UI distinguishes. `paused` is the armed state with a wait beyond the cap;
+ * `held` waits for the operator's Retry now, since regenerating would run a `write` tool again.
+ */
+export type RetryStatus = 'idle' | 'armed' | 'paused' | 'held' | 'dispatching' | 'watching' | 'cancelled' | 'refused'
 
 /** What the UI shows for one anchor's scheduler. */
 export type RetryView = {
   status: RetryStatus
   /** The upcoming automatic attempt, 1-based. */
   attempt: number
-  /** When the attempt fires, while `armed` or `paused`; null otherwise. */
+  /** When the attempt fires, while `armed` or `paused`; null otherwise (`held` fires on Retry now only). */
   deadline: number | null
   /** Milliseconds left until `deadline`; 0 when nothing is counting down. */
   remainingMs: number
@@ -28,10 +31,13 @@ export type RetryView = {
    * no attempt (`robust.waitingForNetwork`); back online an overdue attempt fires at once.
    */
   waitingForNetwork: boolean
+  /** In `held` only: the `write` tools Retry now would run again, in the order they ran. */
+  rerun?: readonly string[]
 }
 
 function statusOf(snapshot: RetrySnapshot): RetryStatus {
   if (snapshot.matches('armed')) return snapshot.context.paused ? 'paused' : 'armed'
+  if (snapshot.matches('held')) return 'held'
   if (snapshot.matches('dispatching')) return 'dispatching'
   if (snapshot.matches('watching')) return 'watching'
   if (snapshot.matches('cancelled')) return 'cancelled'
@@ -46,8 +52,10 @@ function statusOf(snapshot: RetrySnapshot): RetryStatus {
 export function retryView(snapshot: RetrySnapshot, now: number): RetryView {
   const status = statusOf(snapshot)
   const { context } = snapshot
-  const waiting = isWaiting(status)
-  const deadline = waiting ? context.deadline : null
+  // Only a countdown has a deadline in force and waits for the network; a held attempt waits for
+  // the operator alone.
+  const counting = status === 'armed' || status === 'paused'
+  const deadline = counting ? context.deadline : null
   return {
     status,
     attempt: context.attempt,
@@ -55,13 +63,17 @@ export function retryView(snapshot: RetrySnapshot, now: number): RetryView {
     remainingMs: deadline === null ? 0 : remainingMs(deadline, now),
     paused: status === 'paused',
     refusal: status === 'refused' ? context.lastError : null,
-    waitingForNetwork: waiting && !context.online,
+    waitingForNetwork: counting && !context.online,
+    ...(status === 'held' ? { rerun: context.rerun } : {}),
   }
 }
 
-/** True while an attempt is waiting to fire: counting down, or paused until a provider's time. */
+/**
+ * True while an attempt is waiting to fire — counting down, paused until a provider's time, or
+ * held for the operator — so Retry now applies and the view sits on the failed reply.
+ */
 export function isWaiting(status: RetryStatus): boolean {
-  return status === 'armed' || status === 'paused'
+  return status === 'armed' || status === 'paused' || status === 'held'
 }
 
 /** True while the scheduler owns the anchor: its own Cancel (and Retry now) are the way to act. */

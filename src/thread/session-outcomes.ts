@@ -11,8 +11,8 @@ import type { OutboxEntry, OutboxState } from '../send/outbox'
 import type { Message, MessageStatus, WireError } from '../wire/types'
 import { isActive } from '../wire/status'
 
-/** A tier 2 arming: the countdown or the "retry after" time. */
-export type Arming = Extract<RetryAnnouncement, { kind: 'armed' | 'paused' }>
+/** A tier 2 arming: the countdown, the "retry after" time, or held for the operator. */
+export type Arming = Extract<RetryAnnouncement, { kind: 'armed' | 'paused' | 'held' }>
 
 /** One thing the live region says. */
 export type Outcome =
@@ -70,7 +70,7 @@ export function openingMemory({ history, sends, news }: SessionInputs): OutcomeM
  *
  * - A reply is announced when it goes from queued or streaming to an end, or first shows up
  *   already ended (a failure before the first delta ends before the first read).
- * - A failure that armed tier 2 is said with its countdown in one sentence.
+ * - A failure that armed tier 2 is said with its countdown (or its hold) in one sentence.
  * - A reply the operator's Cancel retry stopped is not also "stopped": the cancel was said.
  * - A new reply for an anchor whose earlier reply was replaced, with no scheduler on that anchor
  *   (a hand regenerate dismisses it), is "regenerating"; tier 2's own regenerates were announced
@@ -102,7 +102,7 @@ export function nextOutcomes(memory: OutcomeMemory, { history, sends, retries, n
       const cancelledByRetry = snapshot?.matches('cancelled') && snapshot.context.runId !== null && snapshot.context.runId === message.run_id
       if (!cancelledByRetry) outcomes.push({ kind: 'stopped' })
     } else if (status === 'failed') {
-      if (arming && arming.failedMessageId === message.id && (arming.announcement.kind === 'armed' || arming.announcement.kind === 'paused')) {
+      if (arming && arming.failedMessageId === message.id && isArming(arming.announcement)) {
         outcomes.push({ kind: 'failed', error: message.error, arming: arming.announcement })
         arming = undefined
       } else outcomes.push({ kind: 'failed', error: message.error })
@@ -123,6 +123,9 @@ export function nextOutcomes(memory: OutcomeMemory, { history, sends, retries, n
   }
   return { memory: { replies, sends: sent, retry, newsSeq }, outcomes }
 }
+
+const isArming = (announcement: RetryAnnouncement): announcement is Arming =>
+  announcement.kind === 'armed' || announcement.kind === 'paused' || announcement.kind === 'held'
 
 /** A reply that replaces one seen before, while no scheduler owns its anchor: the operator's regenerate. */
 function isHandRegenerate(message: Message, history: readonly Message[], memory: OutcomeMemory, views: ReadonlyMap<string, RetryView>): boolean {

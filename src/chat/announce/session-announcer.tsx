@@ -93,6 +93,7 @@ function wordFailure(t: TFunction, error: WireError | undefined, arming: Arming 
   if (!/[.!?。！？…]$/.test(reason)) reason += t('announce.fullStop')
   if (!arming) return t('announce.failed', { reason })
   if (arming.kind === 'armed') return t('announce.failedArmed', { reason, attempt: arming.attempt, seconds: countdownSeconds(arming.remainingMs) })
+  if (arming.kind === 'held') return t('announce.failedHeld', { reason, tools: arming.tools })
   return t('announce.failedPaused', { reason, attempt: arming.attempt, time: formatClockTime(arming.deadline, at, lng, t('robust.noResetTime')) })
 }
 
@@ -102,6 +103,8 @@ function wordRetry(t: TFunction, announcement: RetryAnnouncement, at: number, ln
       return t('retry.announceArmed', { attempt: announcement.attempt, seconds: countdownSeconds(announcement.remainingMs) })
     case 'paused':
       return t('retry.announcePaused', { attempt: announcement.attempt, time: formatClockTime(announcement.deadline, at, lng, t('robust.noResetTime')) })
+    case 'held':
+      return t('retry.announceHeld', { tools: announcement.tools })
     case 'cancelled':
       return t('retry.announceCancelled')
     case 'refused':

@@ -40,7 +40,14 @@ export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, fo
   const retryBox =
     view ? (
       <RetryStatus
-        view={{ status: view.status, attempt: view.attempt, deadline: view.deadline ?? 0, refusal: view.refusal ?? undefined, waitingForNetwork: view.waitingForNetwork }}
+        view={{
+          status: view.status,
+          attempt: view.attempt,
+          deadline: view.deadline ?? 0,
+          refusal: view.refusal ?? undefined,
+          waitingForNetwork: view.waitingForNetwork,
+          ...(view.rerun ? { rerun: view.rerun } : {}),
+        }}
         lineRef={refs.retryLine}
         // The hand-off from tier 1 reads in one place: "the daemon tried 3 times; retrying in 2 s".
         daemonAttempts={isWaiting(view.status) ? liveRuns.tier1AttemptsOf(message.run_id) : undefined}

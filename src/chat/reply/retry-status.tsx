@@ -15,6 +15,8 @@ export type RetryStatusView = {
   refusal?: unknown
   /** Offline while it waits: no attempt is burned, and it fires once the network is back. */
   waitingForNetwork?: boolean
+  /** Held: the `write` tools Retry now would run again. */
+  rerun?: readonly string[]
 }
 
 export type RetryStatusProps = {
@@ -34,7 +36,8 @@ const MINUTE_MS = 60_000
 
 /**
  * The visible face of the tier 2 scheduler: the attempt, a countdown (or "retry after HH:MM"
- * when the wait is long), and the two ways out. It keeps its own clock, so a tick re-renders
+ * when the wait is long, or, held, which `write` tools a retry would run again), and the two
+ * ways out. It keeps its own clock, so a tick re-renders
  * this line and nothing else; the polite announcer speaks the changes that matter, not ticks.
  */
 export function RetryStatus({ view, now: fixedNow, daemonAttempts, onRetryNow, onCancel, lineRef }: RetryStatusProps) {
@@ -63,6 +66,10 @@ export function RetryStatus({ view, now: fixedNow, daemonAttempts, onRetryNow, o
     case 'paused':
       line = view.waitingForNetwork ? t('robust.waitingForNetwork') : t('retry.after', { time: formatClockTime(deadline, now, i18n.language, t('robust.noResetTime')) })
       break
+    case 'held':
+      // Nothing ticks: the attempt waits for Retry now, however long the page stays open.
+      line = t('retry.held', { tools: view.rerun ?? [] })
+      break
     case 'dispatching':
       line = t('retry.dispatching')
       break
@@ -85,7 +92,8 @@ export function RetryStatus({ view, now: fixedNow, daemonAttempts, onRetryNow, o
       ) : (
         <p ref={lineRef} className="retry__line" tabIndex={-1}>
           {daemonAttempts ? <span className="retry__handoff">{t('tier1.handoff', { count: daemonAttempts })}</span> : null}
-          {status !== 'cancelled' ? <span className="retry__attempt">{t('retry.attempt', { attempt: view.attempt })}</span> : null}
+          {/* Held, no attempt is scheduled: the line alone says what Retry now would do. */}
+          {status !== 'cancelled' && status !== 'held' ? <span className="retry__attempt">{t('retry.attempt', { attempt: view.attempt })}</span> : null}
           <span className="retry__text">{line}</span>
         </p>
       )}
