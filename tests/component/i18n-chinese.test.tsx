@@ -62,12 +62,13 @@ function englishWords(text: string): string[] {
 /**
  * Everything the operator can see or hear: the body's text and the aria-labels, placeholders,
  * titles and alt texts, minus content that is not the interface's to word: message bodies (the
- * operator's and the daemon's text), the fault simulator (a developer tool), and anything marked
- * as another language with `lang` (the language switch names English in English).
+ * operator's and the daemon's text), a tool's name (the daemon's identifier, as `search_docs`),
+ * the fault simulator (a developer tool), and anything marked as another language with `lang`
+ * (the language switch names English in English).
  */
 function visibleInterfaceText(): { where: string; text: string }[] {
   const copy = document.body.cloneNode(true) as HTMLElement
-  for (const excluded of copy.querySelectorAll('.message__body, .simulator, [lang]:not([lang^="zh"])')) excluded.remove()
+  for (const excluded of copy.querySelectorAll('.message__body, .step__name, .simulator, [lang]:not([lang^="zh"])')) excluded.remove()
   // Text node by text node: textContent would glue neighbours ("重试" + "x" into one run).
   const found: { where: string; text: string }[] = []
   const walker = document.createTreeWalker(copy, NodeFilter.SHOW_TEXT)

@@ -361,7 +361,7 @@ describe('usage', () => {
 
   it('says the same in Chinese', () => {
     const { container } = renderInLanguage(<AgentReply message={reply([text('回答。')], { usage })} />, 'zh')
-    expect([...container.querySelectorAll('.usage__item')].map((el) => el.textContent)).toEqual(['输入 12,345 tokens', '输出 1 tokens', '费用 US$0.0123'])
+    expect([...container.querySelectorAll('.usage__item')].map((el) => el.textContent)).toEqual(['输入 12,345 个词元', '输出 1 个词元', '费用 US$0.0123'])
   })
 
   it('leaves the cost out when the daemon does not know it, and shows nothing without usage', () => {
