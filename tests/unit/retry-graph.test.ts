@@ -42,6 +42,7 @@ const LABELS = [
   'failure.armable',
   'failure.armable-long',
   'failure.terminal',
+  'failure.held',
   'retry.now',
   'retry.cancel',
   'clock.tick',
@@ -51,6 +52,7 @@ const LABELS = [
   'settled.failed-armable',
   'settled.failed-armable-long',
   'settled.failed-terminal',
+  'settled.failed-held',
   'settled.other-run',
   'timer.due',
   'timer.early',
@@ -88,12 +90,19 @@ function leafPath(value: StateValue): string {
 
 /** The state value and a bounded attempt bucket; never the generation or the deadline. */
 function serializeState(snapshot: RetrySnapshot): string {
-  // A paused wait is the armed state with its flag set: keep the two apart in the graph.
+  // A paused wait is the armed state with its flag set: keep the two apart in the graph. So is a
+  // dispatch of a held attempt, which goes back to `held` where another goes back to `armed`.
   const state = leafPath(snapshot.value)
-  return `${state === 'armed' && snapshot.context.paused ? 'armed(paused)' : state}|attempt:${snapshot.context.attempt > 1 ? 'n' : '1'}`
+  const face = state === 'armed' && snapshot.context.paused ? 'armed(paused)' : state === 'dispatching' && snapshot.context.rerun.length > 0 ? 'dispatching(held)' : state
+  return `${face}|attempt:${snapshot.context.attempt > 1 ? 'n' : '1'}`
 }
 
-function freshFailure(context: RetryContext, retry: Message['retry'], runId?: string): Message {
+/** A `write` tool that ran: regenerating the reply that holds it would run it again. */
+const ranWrite: Message['parts'] = [
+  { type: 'tool', tool_call_id: 'tc-1', name: 'write_file', effect: 'write', input: '{}', status: 'done', started_at: NOW, ended_at: NOW },
+]
+
+function freshFailure(context: RetryContext, retry: Message['retry'], runId?: string, parts?: Message['parts']): Message {
   const created = (context.failureCreatedAt ?? NOW) + 1
   const id = `reply-${created}`
   return {
@@ -108,6 +117,7 @@ function freshFailure(context: RetryContext, retry: Message['retry'], runId?: st
     status: 'failed',
     error: { code: 'model_rate_limited', message: 'Rate limited.' },
     ...(retry === undefined ? {} : { retry }),
+    ...(parts === undefined ? {} : { parts }),
   }
 }
 
@@ -144,6 +154,8 @@ function buildEvent(label: Label, state: string, context: RetryContext, now: num
         return { type: 'failure.observed', message: freshFailure(context, longWait(now)) }
       case 'failure.terminal':
         return { type: 'failure.observed', message: freshFailure(context, terminal) }
+      case 'failure.held':
+        return { type: 'failure.observed', message: freshFailure(context, transient, undefined, ranWrite) }
       case 'retry.now':
       case 'retry.cancel':
         return { type: label }
@@ -160,6 +172,8 @@ function buildEvent(label: Label, state: string, context: RetryContext, now: num
         return { type: 'run.settled', runId: watched, message: freshFailure(context, longWait(now), watched) }
       case 'settled.failed-terminal':
         return { type: 'run.settled', runId: watched, message: freshFailure(context, terminal, watched) }
+      case 'settled.failed-held':
+        return { type: 'run.settled', runId: watched, message: freshFailure(context, transient, watched, ranWrite) }
       case 'settled.other-run':
         return { type: 'run.settled', runId: 'run-other', message: settledReply('run-other', 'complete') }
       case 'timer.due':
@@ -196,10 +210,14 @@ function buildEvent(label: Label, state: string, context: RetryContext, now: num
   return { ...event, label } as unknown as LabelledEvent
 }
 
-/** The events that can actually happen in a state: timers only while waiting, actor results only while invoked. */
+/**
+ * The events that can actually happen in a state: timers only while waiting, actor results only
+ * while invoked. `held` is waiting too: its deadline passing (a timer's, a wake-up's, the network's
+ * return) is delivered there to show that nothing fires.
+ */
 function labelsFor(path: string): Label[] {
   return LABELS.filter((label) => {
-    if (label.startsWith('timer.') || label === 'clock.overdue' || label === 'network.back-overdue' || label === 'shared.adopt') return path === 'armed' || path === 'armed(paused)'
+    if (label.startsWith('timer.') || label === 'clock.overdue' || label === 'network.back-overdue' || label === 'shared.adopt') return path === 'armed' || path === 'armed(paused)' || path === 'held'
     if (label.startsWith('regenerate.')) return path === 'dispatching'
     if (label.startsWith('revoke.')) return path === 'cancelled.revoking'
     return true
@@ -403,7 +421,7 @@ describe('retryMachine, model-based', () => {
 
   it('reaches every state, and a settled episode always restarts at attempt 1', () => {
     const states = shortest.map((path) => serializeState(path.state)).sort()
-    const values = ['armed', 'armed(paused)', 'cancelled.quiet', 'cancelled.revoking', 'dispatching', 'refused', 'watching']
+    const values = ['armed', 'armed(paused)', 'held', 'cancelled.quiet', 'cancelled.revoking', 'dispatching', 'dispatching(held)', 'refused', 'watching']
     const expected = ['idle|attempt:1', ...values.flatMap((v) => [`${v}|attempt:1`, `${v}|attempt:n`])].sort()
     expect(states).toEqual(expected)
   })
@@ -425,9 +443,11 @@ describe('retryMachine, model-based', () => {
     expect([...taken].sort()).toEqual([...definedTransitions()].sort())
   })
 
+  // Simple paths that mix counting and held failures number over a hundred thousand; each world
+  // is walked on its own here, and the edges between them by the edge test above.
   it('every simple path into refused, and out again, replays on a real actor', async () => {
     const intoRefused = getSimplePaths(retryMachine, {
-      ...traversal,
+      ...within('counting'),
       toState: (snapshot) => snapshot.matches('refused'),
     })
     expect(intoRefused.length).toBeGreaterThan(1)
@@ -435,4 +455,28 @@ describe('retryMachine, model-based', () => {
       await replay([...stepsOf(path), { label: 'failure.armable', expected: 'armed|attempt:1' }])
     }
   })
+
+  it('every simple path into refused through held failures, and out again, replays on a real actor', async () => {
+    const intoRefused = getSimplePaths(retryMachine, {
+      ...within('held'),
+      toState: (snapshot) => snapshot.matches('refused'),
+    })
+    expect(intoRefused.some((path) => path.steps.some((step) => serializeState(step.state).startsWith('dispatching(held)')))).toBe(true)
+    for (const path of intoRefused) {
+      await replay([...stepsOf(path), { label: 'failure.held', expected: 'held|attempt:1' }])
+    }
+  })
 })
+
+/** The armable failures that count down, and those that arm held (their reply ran a `write` tool). */
+const COUNTING_FAILURES: ReadonlySet<Label> = new Set(['failure.armable', 'failure.armable-long', 'settled.failed-armable', 'settled.failed-armable-long'])
+const HELD_FAILURES: ReadonlySet<Label> = new Set(['failure.held', 'settled.failed-held'])
+
+/** The traversal of one world: every armable failure counts down, or every one is held. */
+function within(world: 'counting' | 'held') {
+  const other = world === 'counting' ? HELD_FAILURES : COUNTING_FAILURES
+  return {
+    ...traversal,
+    events: (snapshot: RetrySnapshot) => traversal.events(snapshot).filter((event) => !other.has(event.label)),
+  }
+}
