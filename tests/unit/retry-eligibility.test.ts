@@ -1,13 +1,25 @@
 /**
  * Which failed reply may arm tier 2, as pure functions of history: only the failed reply at the
  * end of the main flow, never one the operator cancelled, and only a retryable failure of a
- * transient class; whether an anchor still answers the tail; when a watched run has settled; and
- * which run an aborted regenerate may have started.
+ * transient class; whether an anchor still answers the tail; when a watched run has settled;
+ * which run an aborted regenerate may have started; and which `write` tools a regenerate would run
+ * again (a failure holding any arms held).
  */
 import { describe, expect, it } from 'vitest'
-import { answersTail, armingCandidate, isArmable, isFreshFailure, outlivedBy, settledReply, STRAY_SLACK_MS, strayRun, type EpisodeMemory } from '../../src/retry/eligibility'
-import type { Message } from '../../src/wire/types'
-import { RETRY_CLASSES, TRANSIENT_RETRY_CLASSES } from '../../src/wire/types'
+import {
+  answersTail,
+  armingCandidate,
+  isArmable,
+  isFreshFailure,
+  outlivedBy,
+  rerunsWrites,
+  settledReply,
+  STRAY_SLACK_MS,
+  strayRun,
+  type EpisodeMemory,
+} from '../../src/retry/eligibility'
+import type { Message, Part, ToolEffect, ToolStatus } from '../../src/wire/types'
+import { RETRY_CLASSES, TOOL_STATUSES, TRANSIENT_RETRY_CLASSES } from '../../src/wire/types'
 
 const SID = 'ses_1'
 const T0 = Date.UTC(2026, 6, 1, 12)
@@ -253,5 +265,49 @@ describe('outlivedBy', () => {
     expect(outlivedBy(history, 'op1', 'a1', 'waiting')).toBe(true)
     expect(outlivedBy(history, 'op1', 'a1', 'at rest')).toBe(false)
     expect(outlivedBy(history, 'op1', null, 'waiting')).toBe(false)
+  })
+})
+
+describe('rerunsWrites', () => {
+  let calls = 0
+  function tool(name: string, effect: ToolEffect, status: ToolStatus): Part {
+    calls += 1
+    return { type: 'tool', tool_call_id: `tc_${calls}`, name, effect, input: '{}', status, started_at: T0 }
+  }
+  const reply = (...parts: Part[]) => agent('a1', 'op1', 'failed', { parts })
+
+  it('names a write tool that ran: running, done or failed (a tool that failed ran)', () => {
+    const ran: ToolStatus[] = ['running', 'done', 'failed']
+    for (const status of TOOL_STATUSES) {
+      expect(rerunsWrites(reply(tool('write_file', 'write', status))), status).toEqual(ran.includes(status) ? ['write_file'] : [])
+    }
+  })
+
+  it('never names a write tool that never ran: still being written, awaiting approval, denied, or cancelled', () => {
+    const never = reply(tool('a', 'write', 'input'), tool('b', 'write', 'awaiting_approval'), tool('c', 'write', 'denied'), tool('d', 'write', 'cancelled'))
+    expect(rerunsWrites(never)).toEqual([])
+  })
+
+  it('is empty for a reply whose tools were all read, ran or not: it counts down as before', () => {
+    expect(rerunsWrites(reply(tool('search_docs', 'read', 'done'), tool('read_file', 'read', 'failed'), tool('list', 'read', 'running')))).toEqual([])
+  })
+
+  it('is empty for a reply with no parts, or only text and reasoning', () => {
+    expect(rerunsWrites(agent('a1', 'op1', 'failed'))).toEqual([])
+    expect(rerunsWrites(reply({ type: 'reasoning', text: 'Thinking.' }, { type: 'text', text: 'Half an answer' }))).toEqual([])
+  })
+
+  it('names each write tool once, in the order first called, among read tools and text', () => {
+    const parts: Part[] = [
+      { type: 'reasoning', text: 'First save, then edit.' },
+      tool('search_docs', 'read', 'done'),
+      tool('write_file', 'write', 'done'),
+      { type: 'text', text: 'Saved.' },
+      tool('edit_file', 'write', 'failed'),
+      tool('write_file', 'write', 'done'),
+      tool('delete_file', 'write', 'denied'),
+      tool('edit_file', 'write', 'running'),
+    ]
+    expect(rerunsWrites(reply(...parts))).toEqual(['write_file', 'edit_file'])
   })
 })
