@@ -618,6 +618,198 @@ describe('a regenerate that fails', () => {
   })
 })
 
+describe('held: a failed reply whose write tool ran', () => {
+  let calls = 0
+  function tool(name: string, effect: 'read' | 'write', status: 'done' | 'failed' | 'denied' = 'done'): NonNullable<Message['parts']>[number] {
+    calls += 1
+    return { type: 'tool', tool_call_id: `tc-${calls}`, name, effect, input: '{}', status, started_at: NOW, ended_at: NOW }
+  }
+  const wrote = (overrides: Partial<Message> = {}) =>
+    failure({ retry: { retryable: true, retry_class: 'overloaded' }, parts: [tool('search_docs', 'read'), tool('write_file', 'write')], ...overrides })
+
+  it('arms held: no timer at all, the view names the tool, and nothing fires however long the page waits', async () => {
+    const h = start()
+    const failed = wrote()
+    h.send({ type: 'failure.observed', message: failed })
+
+    expect(h.snapshot().value).toBe('held')
+    expect(h.snapshot().context).toMatchObject({ attempt: 1, generation: 1, failedMessageId: failed.id, rerun: ['write_file'] })
+    expect(h.view()).toEqual({
+      status: 'held',
+      attempt: 1,
+      deadline: null,
+      remainingMs: 0,
+      paused: false,
+      refusal: null,
+      waitingForNetwork: false,
+      rerun: ['write_file'],
+    })
+    expect(vi.getTimerCount()).toBe(0)
+    await vi.advanceTimersByTimeAsync(YEAR)
+    h.send({ type: 'clock.check' })
+    expect(h.snapshot().value).toBe('held')
+    expect(h.regenerate).toHaveLength(0)
+  })
+
+  it('nothing fires at a provider time, even one past the cap, nor back online after a while offline', async () => {
+    const h = start({ network: { online: () => true } })
+    h.send({ type: 'failure.observed', message: wrote({ retry: { retryable: true, retry_class: 'rate_limited', retry_after_until: NOW + 50 * MINUTE } }) })
+    expect(h.view()).toMatchObject({ status: 'held', paused: false, deadline: null })
+    expect(vi.getTimerCount()).toBe(0)
+
+    h.send({ type: 'network', online: false })
+    expect(h.view()).toMatchObject({ status: 'held', waitingForNetwork: false })
+    vi.setSystemTime(NOW + 2 * 3_600_000)
+    h.send({ type: 'network', online: true })
+    h.send({ type: 'clock.check' })
+    await vi.advanceTimersByTimeAsync(MINUTE)
+    expect(h.snapshot().value).toBe('held')
+    expect(h.regenerate).toHaveLength(0)
+  })
+
+  it('Retry now dispatches the held attempt, and the accepted run is watched', async () => {
+    const h = start()
+    const failed = wrote()
+    h.send({ type: 'failure.observed', message: failed })
+    h.send({ type: 'retry.now' })
+
+    expect(h.snapshot().value).toBe('dispatching')
+    expect(h.regenerate).toHaveLength(1)
+    expect(h.regenerate[0]!.input).toEqual({ sessionId: SESSION, anchorId: ANCHOR, generation: 1, attempt: 1, failureId: failed.id, failureCreatedAt: failed.created_at })
+    await accept(h, 'run-2')
+    expect(h.snapshot().value).toBe('watching')
+    h.send({ type: 'run.settled', runId: 'run-2', message: reply('run-2', 'complete') })
+    expect(h.snapshot().value).toBe('idle')
+    expect(h.snapshot().context).toMatchObject({ attempt: 1, rerun: [] })
+  })
+
+  it('Cancel retry cancels: nothing is sent, ever', async () => {
+    const h = start()
+    h.send({ type: 'failure.observed', message: wrote() })
+    h.send({ type: 'retry.cancel' })
+    expect(h.view().status).toBe('cancelled')
+    await vi.advanceTimersByTimeAsync(YEAR)
+    expect(h.regenerate).toHaveLength(0)
+    expect(h.cancels).toHaveLength(0)
+  })
+
+  it('Cancel while the held attempt is on the wire aborts it and revokes what was accepted', async () => {
+    const h = start()
+    h.send({ type: 'failure.observed', message: wrote() })
+    h.send({ type: 'retry.now' })
+    h.send({ type: 'retry.cancel' })
+    expect(h.regenerate[0]!.signal.aborted).toBe(true)
+    expect(h.snapshot().value).toEqual({ cancelled: 'revoking' })
+    expect(h.cancels).toHaveLength(1)
+  })
+
+  it('a held attempt lost in transit (a network error, a 503) is held again at the next attempt, with no timer', async () => {
+    const h = start()
+    h.send({ type: 'failure.observed', message: wrote() })
+    h.send({ type: 'retry.now' })
+    h.regenerate[0]!.answer.reject(new TypeError('Failed to fetch'))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(h.snapshot().value).toBe('held')
+    expect(h.view()).toMatchObject({ status: 'held', attempt: 2, deadline: null, rerun: ['write_file'] })
+    expect(vi.getTimerCount()).toBe(0)
+
+    h.send({ type: 'retry.now' })
+    h.regenerate[1]!.answer.reject(new Refusal(503, 'daemon_unavailable'))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(h.view()).toMatchObject({ status: 'held', attempt: 3 })
+    await vi.advanceTimersByTimeAsync(YEAR)
+    expect(h.regenerate).toHaveLength(2)
+  })
+
+  it('a held attempt lost while offline keeps its attempt and stays held back online', async () => {
+    let online = true
+    const h = start({ network: { online: () => online } })
+    h.send({ type: 'failure.observed', message: wrote() })
+    h.send({ type: 'retry.now' })
+    online = false
+    h.regenerate[0]!.answer.reject(new TypeError('Failed to fetch'))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(h.view()).toMatchObject({ status: 'held', attempt: 1, waitingForNetwork: false })
+
+    online = true
+    h.send({ type: 'network', online: true })
+    await vi.advanceTimersByTimeAsync(10 * MINUTE)
+    expect(h.snapshot().value).toBe('held')
+    expect(h.regenerate).toHaveLength(1)
+  })
+
+  it('a refused held attempt is refused, as any other', async () => {
+    const h = start()
+    h.send({ type: 'failure.observed', message: wrote() })
+    h.send({ type: 'retry.now' })
+    h.regenerate[0]!.answer.reject(new Refusal(404, 'message_not_found'))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(h.snapshot().value).toBe('refused')
+  })
+
+  it('the watched run failing after a write tool ran is held at the next attempt; one with only read tools counts down', async () => {
+    const h = start()
+    h.send({ type: 'failure.observed', message: failure() })
+    h.send({ type: 'retry.now' })
+    await accept(h, 'run-2')
+    h.send({ type: 'run.settled', runId: 'run-2', message: wrote({ run_id: 'run-2' }) })
+    expect(h.view()).toMatchObject({ status: 'held', attempt: 2, deadline: null, rerun: ['write_file'] })
+    expect(vi.getTimerCount()).toBe(0)
+
+    h.send({ type: 'retry.now' })
+    await accept(h, 'run-3')
+    const readOnly = failure({ run_id: 'run-3', parts: [tool('search_docs', 'read'), tool('write_file', 'write', 'denied')] })
+    h.send({ type: 'run.settled', runId: 'run-3', message: readOnly })
+    expect(h.view()).toMatchObject({ status: 'armed', attempt: 3, deadline: NOW + 8 * SECOND })
+    expect(h.view().rerun).toBeUndefined()
+    await vi.advanceTimersByTimeAsync(8 * SECOND)
+    expect(h.regenerate).toHaveLength(3)
+  })
+
+  it('a newer failure re-arms by its own tools: held from armed, counting down from held', () => {
+    const h = start()
+    h.send({ type: 'failure.observed', message: failure() })
+    expect(h.snapshot().value).toBe('armed')
+    h.send({ type: 'failure.observed', message: wrote() })
+    expect(h.snapshot().value).toBe('held')
+    h.send({ type: 'failure.observed', message: failure() })
+    expect(h.snapshot().value).toBe('armed')
+    expect(h.snapshot().context.rerun).toEqual([])
+  })
+
+  it('names every write tool that ran, each once, in order', () => {
+    const h = start()
+    const parts = [tool('write_file', 'write'), tool('edit_file', 'write', 'failed'), tool('write_file', 'write'), tool('delete_file', 'write', 'denied')]
+    h.send({ type: 'failure.observed', message: failure({ parts }) })
+    expect(h.view().rerun).toEqual(['write_file', 'edit_file'])
+  })
+})
+
+describe('a reply whose tools were all read', () => {
+  it('counts down exactly as before: 2 s, then fires', async () => {
+    const h = start()
+    const parts: Message['parts'] = [
+      { type: 'reasoning', text: 'Look it up.' },
+      { type: 'tool', tool_call_id: 'tc-r', name: 'search_docs', effect: 'read', input: '{}', status: 'done', started_at: NOW, ended_at: NOW },
+      { type: 'text', text: 'Half' },
+    ]
+    h.send({ type: 'failure.observed', message: failure({ parts }) })
+    expect(h.view()).toEqual({
+      status: 'armed',
+      attempt: 1,
+      deadline: NOW + 2 * SECOND,
+      remainingMs: 2 * SECOND,
+      paused: false,
+      refusal: null,
+      waitingForNetwork: false,
+    })
+    await vi.advanceTimersByTimeAsync(2 * SECOND - 1)
+    expect(h.regenerate).toHaveLength(0)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(h.regenerate).toHaveLength(1)
+  })
+})
+
 describe('defaults', () => {
   it('rejects with a clear error when no regenerate actor was provided', async () => {
     const errors: unknown[] = []
