@@ -71,11 +71,21 @@ function start() {
   }
 }
 
+/** A `write_file` call that ran: a failed reply holding it arms held. */
+export const RAN_WRITE: NonNullable<Message['parts']> = [
+  { type: 'tool', tool_call_id: 'tc_w', name: 'write_file', effect: 'write', input: '{}', status: 'done', started_at: NOW, ended_at: NOW },
+]
+
 /** A snapshot of a real actor in each status the view distinguishes. */
 export async function snapshotIn(status: RetryStatus) {
   const h = start()
   const failed = failure()
   if (status === 'idle') return { h, failed }
+  if (status === 'held') {
+    const held = failure({ ...failed, parts: RAN_WRITE })
+    h.actor.send({ type: 'failure.observed', message: held })
+    return { h, failed: held }
+  }
   if (status === 'paused') {
     h.actor.send({ type: 'failure.observed', message: failure({ ...failed, retry: { retryable: true, retry_class: 'rate_limited', retry_after_until: NOW + 50 * MINUTE } }) })
     return { h, failed }

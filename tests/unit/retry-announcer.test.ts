@@ -31,6 +31,11 @@ describe('announcementOf', () => {
     expect(announcementOf(h.view())).toEqual({ key: 'paused:1', announcement: { kind: 'paused', attempt: 1, deadline: NOW + 50 * MINUTE } })
   })
 
+  it('keys a held arming held:<attempt>, with the tools Retry now would run again', async () => {
+    const { h } = await snapshotIn('held')
+    expect(announcementOf(h.view())).toEqual({ key: 'held:1', announcement: { kind: 'held', attempt: 1, tools: ['write_file'] } })
+  })
+
   it('keys a cancel and a refusal by status and attempt', async () => {
     expect(announcementOf((await snapshotIn('cancelled')).h.view())).toEqual({ key: 'cancelled:1', announcement: { kind: 'cancelled' } })
     expect(announcementOf((await snapshotIn('refused')).h.view())).toMatchObject({
@@ -96,6 +101,19 @@ describe('nextAnnouncement', () => {
     h.actor.send({ type: 'failure.observed', message: failure() })
     state = nextAnnouncement(state, views({ [ANCHOR]: h.view() }))
     expect(state).toMatchObject({ speaker: ANCHOR, current: { kind: 'armed', attempt: 1 } })
+  })
+
+  it('speaks a held arming once, however long it waits; Retry now empties the region', async () => {
+    const { h } = await snapshotIn('held')
+    let state = nextAnnouncement(SILENT, views({ [ANCHOR]: h.view() }))
+    expect(state).toMatchObject({ speaker: ANCHOR, current: { kind: 'held', attempt: 1, tools: ['write_file'] } })
+    const spoken = state.current
+    await vi.advanceTimersByTimeAsync(10 * MINUTE)
+    state = nextAnnouncement(state, views({ [ANCHOR]: h.view() }))
+    expect(state.current).toBe(spoken)
+    h.actor.send({ type: 'retry.now' })
+    state = nextAnnouncement(state, views({ [ANCHOR]: h.view() }))
+    expect(state).toMatchObject({ speaker: null, current: null })
   })
 
   it('announces a cancel once, after the countdown', async () => {

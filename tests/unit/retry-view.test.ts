@@ -1,9 +1,9 @@
 /**
  * The UI's view of a tier 2 scheduler, on snapshots of a real actor under fake timers: the status
- * (paused included), whether the scheduler owns the anchor, and which reply a status belongs to.
+ * (paused and held included), whether the scheduler owns the anchor, and which reply a status belongs to.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { belongsTo, isCancellable, retryView, type RetryStatus } from '../../src/retry/view'
+import { belongsTo, isCancellable, isWaiting, retryView, type RetryStatus } from '../../src/retry/view'
 import { MINUTE, NOW, SECOND, snapshotIn } from './retry-actor'
 
 beforeEach(() => {
@@ -54,6 +54,18 @@ describe('retryView', () => {
     expect(h.view()).toMatchObject({ status: 'refused', refusal: { status: 422, code: 'not_operator_message' }, deadline: null })
   })
 
+  it('is held, with no deadline and the write tools Retry now would run again', async () => {
+    const { h } = await snapshotIn('held')
+    expect(h.view()).toEqual({ status: 'held', attempt: 1, deadline: null, remainingMs: 0, paused: false, refusal: null, waitingForNetwork: false, rerun: ['write_file'] })
+    // Nothing counts down, however late it is read.
+    expect(retryView(h.snapshot(), NOW + 10 * MINUTE)).toMatchObject({ status: 'held', deadline: null, remainingMs: 0 })
+  })
+
+  it('held is waiting (Retry now applies) and cancellable, as a countdown is', () => {
+    expect(isWaiting('held')).toBe(true)
+    expect(isCancellable('held')).toBe(true)
+  })
+
   it('isCancellable holds while the scheduler owns the anchor', () => {
     const owned: RetryStatus[] = ['armed', 'paused', 'dispatching', 'watching']
     for (const status of ['idle', 'armed', 'paused', 'dispatching', 'watching', 'cancelled', 'refused'] as const) {
@@ -71,7 +83,7 @@ describe('belongsTo', () => {
     expect(belongsTo(h.snapshot(), other)).toBe(false)
   })
 
-  it.each(['armed', 'paused'] as const)('%s belongs to the failed reply that armed it', async (status) => {
+  it.each(['armed', 'paused', 'held'] as const)('%s belongs to the failed reply that armed it', async (status) => {
     const { h } = await snapshotIn(status)
     const failedId = h.snapshot().context.failedMessageId!
     expect(belongsTo(h.snapshot(), { id: failedId, run_id: `run_${failedId}` })).toBe(true)
