@@ -176,6 +176,47 @@ describe('the tail shortcuts', () => {
   })
 })
 
+describe('a failed reply whose write tool ran (tier 2 held)', () => {
+  const wrote = reply('r1', 'm1', 'failed', {
+    content: '',
+    error: { code: 'model_unavailable', message: 'The model provider is overloaded.' },
+    retry: { retryable: true, retry_class: 'overloaded' },
+    parts: [{ type: 'tool', tool_call_id: 'tc_1', name: 'write_file', effect: 'write', input: '{}', status: 'done', started_at: 0, ended_at: 0 }],
+  })
+  const held = async (h: ReturnType<typeof harness>) => {
+    h.connect()
+    await h.ready()
+    await vi.waitFor(() => expect(h.runtime.retry.snapshot(SID).get('m1')?.value).toBe('held'))
+  }
+
+  it('the retry shortcut is Retry now: it regenerates at once', async () => {
+    const h = harness([operator('m1'), wrote])
+    await held(h)
+    expect(h.regenerate).not.toHaveBeenCalled()
+    expect(h.thread.shortcut('retryOrRegenerate')).toBe(true)
+    await vi.waitFor(() => expect(h.regenerate).toHaveBeenCalledTimes(1))
+    expect(h.regenerate).toHaveBeenCalledWith(SID, 'm1', expect.anything())
+  })
+
+  it('the stop shortcut cancels its retry, and Regenerate is offered again', async () => {
+    const h = harness([operator('m1'), wrote])
+    await held(h)
+    expect(replyState(wrote, undefined, h.runtime.retry.snapshot(SID).get('m1'), 0)).toMatchObject({ canRegenerate: false, retry: { status: 'held', rerun: ['write_file'] } })
+    expect(h.thread.shortcut('stopOrCancel')).toBe(true)
+    expect(h.runtime.retry.snapshot(SID).get('m1')?.value).toEqual({ cancelled: 'quiet' })
+    expect(replyState(wrote, undefined, h.runtime.retry.snapshot(SID).get('m1'), 0).canRegenerate).toBe(true)
+    expect(h.regenerate).not.toHaveBeenCalled()
+  })
+
+  it('the live region says the failure and its hold in one outcome', async () => {
+    const h = harness([operator('m1'), wrote])
+    await held(h)
+    const before = openingMemory({ history: [operator('m1'), { ...wrote, status: 'streaming' }], sends: [], retries: new Map(), news: undefined, now: 0 })
+    const { outcomes } = nextOutcomes(before, { history: [operator('m1'), wrote], sends: [], retries: h.runtime.retry.snapshot(SID), news: undefined, now: 0 })
+    expect(outcomes).toEqual([{ kind: 'failed', error: wrote.error, arming: { kind: 'held', attempt: 1, tools: ['write_file'] } }])
+  })
+})
+
 describe('replyState', () => {
   it('offers Regenerate on a reply with an anchor and no scheduler, never on one without', () => {
     expect(replyState(reply('r1', 'm1'), undefined, undefined, 0).canRegenerate).toBe(true)
