@@ -33,3 +33,28 @@ describe('the tier 2 board keeps a bounded number of records', () => {
     expect(JSON.parse(backend.items.get('rebound.retry-board-index.v1') ?? '[]')).toEqual(['s.x'])
   })
 })
+
+describe('the hold on the board', () => {
+  it('round-trips the held tools, and reads an old record written without them as not held', () => {
+    const backend = memoryBackend()
+    const board = createRetryBoard(createKeyedStore(backend))
+    board.write('s', 'held', { ...record('armed'), held: ['write_file', 'edit_file'] })
+    expect(board.read('s', 'held')).toEqual({ ...record('armed'), held: ['write_file', 'edit_file'] })
+
+    // A record as an earlier version stored it, straight in storage: it still reads, with no hold.
+    board.write('s', 'old', record('armed'))
+    const [key] = [...backend.items.keys()].filter((k) => k.startsWith('rebound.retry-board.') && k.includes('old'))
+    const stored = JSON.parse(backend.items.get(key!)!)
+    expect(JSON.stringify(stored)).not.toContain('held')
+    const reread = createRetryBoard(createKeyedStore(backend)).read('s', 'old')
+    expect(reread).toEqual(record('armed'))
+    expect(reread?.held).toBeUndefined()
+  })
+
+  it('keeps the hold when a tab patches the attempt (a held attempt lost is held again)', () => {
+    const board = createRetryBoard(createKeyedStore(memoryBackend()))
+    board.write('s', 'x', { ...record('dispatching'), held: ['write_file'] })
+    board.update('s', 'x', 'f', { phase: 'armed', attempt: 2, deadline: 9, paused: false })
+    expect(board.read('s', 'x')).toMatchObject({ phase: 'armed', attempt: 2, held: ['write_file'] })
+  })
+})

@@ -356,6 +356,142 @@ describe('clock skew', () => {
   })
 })
 
+describe('held: a failed reply whose write tool ran', () => {
+  const parts: Message['parts'] = [
+    { type: 'tool', tool_call_id: 'tc_1', name: 'write_file', effect: 'write', input: '{}', status: 'done', started_at: NOW, ended_at: NOW },
+  ]
+  const wrote = (id: string, extra: Partial<Message> = {}) => failed(id, 'op1', { retry: { retryable: true, retry_class: 'overloaded' }, parts, ...extra })
+
+  it('every tab shows it held, naming the tool, and no tab regenerates however long they wait', async () => {
+    const world = shared()
+    const a = open(world, 'a')
+    const b = open(world, 'b')
+    const history = [operator('op1'), wrote('f1')]
+    a.scheduler.feed(SID, history)
+    await settle()
+    b.scheduler.feed(SID, history)
+    await settle()
+    for (const t of [a, b]) expect(t.view()).toMatchObject({ status: 'held', attempt: 1, deadline: null, rerun: ['write_file'] })
+    expect(createRetryBoard(createKeyedStore(world.backend)).read(SID, 'op1')).toMatchObject({ failureId: 'f1', phase: 'armed', held: ['write_file'] })
+    await vi.advanceTimersByTimeAsync(10 * MINUTE)
+    expect(world.regenerates).toHaveLength(0)
+  })
+
+  it('Retry now in one tab regenerates once; the other lets go once history shows the new reply', async () => {
+    const world = shared()
+    const a = open(world, 'a')
+    const b = open(world, 'b')
+    const history = [operator('op1'), wrote('f1')]
+    a.scheduler.feed(SID, history)
+    b.scheduler.feed(SID, history)
+    await settle()
+    a.scheduler.retryNow(SID, 'op1')
+    await settle()
+    expect(world.regenerates).toHaveLength(1)
+    world.regenerates[0]!.resolve({ run_id: 'run_2', superseded: ['f1'], queued: false })
+    await settle()
+    expect(a.view()?.status).toBe('watching')
+    const next = [operator('op1'), { ...wrote('f1'), superseded: true }, { ...failed('r2', 'op1'), run_id: 'run_2', status: 'streaming' as const, retry: undefined, error: undefined }]
+    b.scheduler.feed(SID, next)
+    await settle()
+    expect(b.view()).toBeUndefined()
+    await vi.advanceTimersByTimeAsync(10 * MINUTE)
+    expect(world.regenerates).toHaveLength(1)
+  })
+
+  it('a cancel in one tab is a cancel in all', async () => {
+    const world = shared()
+    const a = open(world, 'a')
+    const b = open(world, 'b')
+    const history = [operator('op1'), wrote('f1')]
+    a.scheduler.feed(SID, history)
+    b.scheduler.feed(SID, history)
+    await settle()
+    b.scheduler.cancel(SID, 'op1')
+    await settle()
+    expect(a.view()?.status).toBe('cancelled')
+    a.scheduler.feed(SID, history)
+    await vi.advanceTimersByTimeAsync(10 * MINUTE)
+    expect(world.regenerates).toHaveLength(0)
+  })
+
+  it('a held attempt lost in one tab is held again at the next attempt in every tab', async () => {
+    const world = shared()
+    const a = open(world, 'a')
+    const b = open(world, 'b')
+    const history = [operator('op1'), wrote('f1')]
+    a.scheduler.feed(SID, history)
+    b.scheduler.feed(SID, history)
+    await settle()
+    a.scheduler.retryNow(SID, 'op1')
+    await settle()
+    world.regenerates[0]!.reject(new TypeError('Failed to fetch'))
+    await settle()
+    await settle()
+    for (const t of [a, b]) expect(t.view()).toMatchObject({ status: 'held', attempt: 2, rerun: ['write_file'] })
+    expect(createRetryBoard(createKeyedStore(world.backend)).read(SID, 'op1')).toMatchObject({ phase: 'armed', attempt: 2, held: ['write_file'] })
+    await vi.advanceTimersByTimeAsync(10 * MINUTE)
+    expect(world.regenerates).toHaveLength(1)
+  })
+
+  it('survives a reload held, at its attempt, not counting down', async () => {
+    const world = shared()
+    const history = [operator('op1'), wrote('f1')]
+    const first = open(world, 'a')
+    first.scheduler.feed(SID, history)
+    first.scheduler.retryNow(SID, 'op1')
+    await settle()
+    world.regenerates[0]!.reject(new TypeError('Failed to fetch'))
+    await settle()
+    expect(first.view()).toMatchObject({ status: 'held', attempt: 2 })
+    first.scheduler.dispose()
+
+    const reloaded = open(world, 'a-again')
+    reloaded.scheduler.feed(SID, history)
+    expect(reloaded.view()).toMatchObject({ status: 'held', attempt: 2, deadline: null, rerun: ['write_file'] })
+    await vi.advanceTimersByTimeAsync(10 * MINUTE)
+    expect(world.regenerates).toHaveLength(1)
+  })
+
+  it('the board keeps the hold: a reload whose read lost the reply\'s steps is still held', async () => {
+    const world = shared()
+    const first = open(world, 'a')
+    first.scheduler.feed(SID, [operator('op1'), wrote('f1')])
+    first.scheduler.dispose()
+    const reloaded = open(world, 'b')
+    reloaded.scheduler.feed(SID, [operator('op1'), wrote('f1', { parts: undefined })])
+    expect(reloaded.view()).toMatchObject({ status: 'held', rerun: ['write_file'] })
+    await vi.advanceTimersByTimeAsync(10 * MINUTE)
+    expect(world.regenerates).toHaveLength(0)
+  })
+
+  it('an old board record without the hold reads as not held: a read-only failure counts down from it as before', async () => {
+    const world = shared()
+    const board = createRetryBoard(createKeyedStore(world.backend))
+    board.write(SID, 'op1', { failureId: 'f1', failureCreatedAt: NOW, attempt: 3, deadline: NOW + 8 * SECOND, paused: false, phase: 'armed' })
+    const a = open(world, 'a')
+    a.scheduler.feed(SID, [operator('op1'), failed('f1', 'op1')])
+    expect(a.view()).toMatchObject({ status: 'armed', attempt: 3, deadline: NOW + 8 * SECOND })
+    expect(a.view()?.rerun).toBeUndefined()
+    await vi.advanceTimersByTimeAsync(8 * SECOND)
+    expect(world.regenerates).toHaveLength(1)
+  })
+
+  it('offline and back online, a held retry still waits for Retry now', async () => {
+    const world = shared()
+    const network = fakeNetwork()
+    const a = open(world, 'a', { network })
+    a.scheduler.feed(SID, [operator('op1'), wrote('f1')])
+    network.set(false)
+    expect(a.view()).toMatchObject({ status: 'held', waitingForNetwork: false })
+    await vi.advanceTimersByTimeAsync(5 * MINUTE)
+    network.set(true)
+    await settle()
+    expect(a.view()?.status).toBe('held')
+    expect(world.regenerates).toHaveLength(0)
+  })
+})
+
 describe('the board', () => {
   it('keeps one record per anchor, readable by any tab', () => {
     const world = shared()
