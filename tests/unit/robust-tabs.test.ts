@@ -477,6 +477,24 @@ describe('held: a failed reply whose write tool ran', () => {
     expect(world.regenerates).toHaveLength(1)
   })
 
+  it('a reply whose tools were all read (or never ran) counts down as before, in every tab', async () => {
+    const world = shared()
+    const a = open(world, 'a')
+    const b = open(world, 'b')
+    const readOnly: Message['parts'] = [
+      { type: 'tool', tool_call_id: 'tc_r', name: 'search_docs', effect: 'read', input: '{}', status: 'done', started_at: NOW, ended_at: NOW },
+      { type: 'tool', tool_call_id: 'tc_d', name: 'write_file', effect: 'write', input: '{}', status: 'denied', started_at: NOW, ended_at: NOW },
+    ]
+    const history = [operator('op1'), wrote('f1', { parts: readOnly })]
+    a.scheduler.feed(SID, history)
+    b.scheduler.feed(SID, history)
+    await settle()
+    for (const t of [a, b]) expect(t.view()).toMatchObject({ status: 'armed', attempt: 1, deadline: NOW + 2 * SECOND })
+    expect(createRetryBoard(createKeyedStore(world.backend)).read(SID, 'op1')?.held).toBeUndefined()
+    await vi.advanceTimersByTimeAsync(2 * SECOND)
+    expect(world.regenerates).toHaveLength(1)
+  })
+
   it('offline and back online, a held retry still waits for Retry now', async () => {
     const world = shared()
     const network = fakeNetwork()
