@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs'
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from '@playwright/test'
 import { installProbe, probeClock, probeRearm, probeWindow, type MarkerSighting } from './page-probe'
 
-export const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM = '/usr/bin/chromium'
 
 /** Launches headless Chromium, or throws an error that says how to get it. */
 export async function launchBrowser(): Promise<Browser> {
@@ -49,7 +49,7 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-export type Metrics = Record<string, number>
+type Metrics = Record<string, number>
 
 export type BenchPage = {
   context: BrowserContext

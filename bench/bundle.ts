@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, posix, relative } from 'node:path'
 import { gzipSync } from 'node:zlib'
 
-export type ChunkSize = { file: string; bytes: number; gzip: number }
+type ChunkSize = { file: string; bytes: number; gzip: number }
 
 export type BundleResult = {
   initial: ChunkSize[]

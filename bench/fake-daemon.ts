@@ -23,7 +23,7 @@ import { SESSION_ID, type WireMessage, type WirePart, type WireUsage } from './c
 import { searchable, snippetOf, type HistorySource, type SearchHit } from './history-source'
 import type { ReplyEvent } from './steps'
 
-export type StreamPlan = {
+type StreamPlan = {
   history: HistorySource
   /** The reply's events after `start`, in order. */
   events: readonly ReplyEvent[]
@@ -36,7 +36,7 @@ export type StreamPlan = {
 }
 
 /** What the daemon saw of the last run, on the wall clock (ms since the epoch). */
-export type RunRecord = {
+type RunRecord = {
   subject: 'rebound' | 'peer'
   postAt: number
   /** Rebound: when its first event-stream request arrived. */

@@ -20,7 +20,7 @@ export type MarkerSighting = {
 }
 
 /** A script Chromium's Long Animation Frames API blames for part of a long frame. */
-export type LongFrameScript = {
+type LongFrameScript = {
   /** What ran it: a frame callback, a promise's resolution, an event listener… */
   invokerType: string
   invoker: string
@@ -35,7 +35,7 @@ export type LongFrameScript = {
 /** A frame that took over 50 ms to produce (`long-animation-frame`): when, how long, and why. */
 export type LongFrame = { start: number; duration: number; blocking: number; scripts: LongFrameScript[] }
 
-export type ProbeState = {
+type ProbeState = {
   frames: number[]
   longTasks: Array<{ start: number; duration: number }>
   longFrames: LongFrame[]
@@ -164,7 +164,7 @@ export function probeRearm(marker: string) {
   ;(window as unknown as { __benchRearm: (marker: string) => void }).__benchRearm(marker)
 }
 
-export type ScrollWatch = {
+type ScrollWatch = {
   /** Largest move of the row under the pointer, in px, since the scroller was last set. */
   maxJumpPx: number
   /** The same for each jump, in order. */

@@ -137,7 +137,7 @@ export type StreamResult = {
   quietBeforeSend: boolean
 }
 
-export type TypingResult = {
+type TypingResult = {
   keys: number
   /** keydown entries Event Timing reported (those of 16 ms or more). */
   reported: number
@@ -304,7 +304,7 @@ export type HistoryResult = {
   expand?: ExpandResult
 }
 
-export type ExpandResult = { buttons: number; label: string; clickToPaintMs: number; jumpPx: number; scrollShiftPx: number; versionsShown: number }
+type ExpandResult = { buttons: number; label: string; clickToPaintMs: number; jumpPx: number; scrollShiftPx: number; versionsShown: number }
 
 /**
  * The button that unfolds a reply's replaced versions, by its English label: "2 earlier versions"

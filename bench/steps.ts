@@ -25,7 +25,7 @@ export function textEvents(deltas: readonly string[]): ReplyEvent[] {
 }
 
 /** At most this much of a tool's output travels on the stream and in history (daemon-wire.md). */
-export const OUTPUT_CAP = 16 * 1024
+const OUTPUT_CAP = 16 * 1024
 
 const TOOLS: ReadonlyArray<{ name: string; effect: 'read' | 'write'; field: string }> = [
   { name: 'read_file', effect: 'read', field: 'ranges' },
@@ -56,7 +56,7 @@ function escapedCode(r: () => number, length: number): string {
 }
 
 /** A tool's JSON input of exactly `length` characters (at least 64): every third a file to write, the others a read, a search or a command. */
-export function toolInput(r: () => number, length: number, index: number): { name: string; effect: 'read' | 'write'; input: string } {
+function toolInput(r: () => number, length: number, index: number): { name: string; effect: 'read' | 'write'; input: string } {
   if (index % 3 === 0) {
     const head = `{"path":"src/${pick(r, WORDS)}/${pick(r, WORDS)}-${index}.ts","content":"`
     return { name: 'write_file', effect: 'write', input: `${head}${escapedCode(r, Math.max(0, length - head.length - 2))}"}` }

@@ -5,7 +5,7 @@
 import type { ErrorCode, RetryClassification } from '../src/wire/types.ts'
 
 /** Outcomes that apply to a send (POST messages) rather than to a run. */
-export const SEND_FAULTS = ['accept_then_drop', 'send_error'] as const
+const SEND_FAULTS = ['accept_then_drop', 'send_error'] as const
 export type SendFault = (typeof SEND_FAULTS)[number]
 
 /** Outcomes taking no argument, in the order the design page lists them. */
@@ -71,7 +71,7 @@ export type Failure = {
  * One provider error as tier 1 sees it: the failure the run would end with, and the provider's
  * Retry-After, if it sent one.
  */
-export type ProviderError = { failure: Failure; retryAfterMs?: number }
+type ProviderError = { failure: Failure; retryAfterMs?: number }
 
 /** What the provider does on attempt `n` of a run: answer (the reply streams), or fail before the first delta. */
 export type ProviderAnswer = 'answer' | ProviderError

@@ -50,13 +50,13 @@ export type DaemonOptions = {
 }
 
 /** One entry of the request log. `path` includes the query string. */
-export type RequestRecord = { method: string; path: string; at: number }
+type RequestRecord = { method: string; path: string; at: number }
 
 /** One event of a run's log, as it goes on the wire (`data` already serialized). */
 export type StreamEvent = { id: number; event: StreamEventName; data: string }
 
 /** A run as `state()` shows it: the wire record plus the outcome it was planned with. */
-export type MockRun = Run & { outcome: string; created_at: number }
+type MockRun = Run & { outcome: string; created_at: number }
 
 /** What `state()` returns; every array is a copy. */
 export type DaemonState = {
@@ -90,13 +90,13 @@ export type StreamSignal =
  * A stream attached to a run: the log after the client's last event id, then live signals.
  * `silent`: the run is in a silence, so the stream sends no ping until its next event.
  */
-export type Attachment = { backlog: StreamEvent[]; ended: boolean; silent: boolean; detach: () => void }
+type Attachment = { backlog: StreamEvent[]; ended: boolean; silent: boolean; detach: () => void }
 
 /** `?limit=&before=&after=` as the request gave them (each absent when not given). */
 type PageParams = { limit?: string; before?: string; after?: string }
 
 /** The result of an accepted send; `loseResponse` is the `accept_then_drop` fault. */
-export type SendOutcome = { receipt: SendReceipt; loseResponse: boolean }
+type SendOutcome = { receipt: SendReceipt; loseResponse: boolean }
 
 /** The mock daemon. Handlers call the request methods; tests and the simulator call the rest. */
 export type MockDaemon = {

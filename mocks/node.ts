@@ -8,7 +8,7 @@ import { handlersFor } from './handlers/index'
 import { createDaemon, type DaemonOptions, type MockDaemon } from './model'
 
 /** Pause between deltas in tests unless the test asks otherwise: fast, but still streamed. */
-export const TEST_DELTA_DELAY_MS = 5
+const TEST_DELTA_DELAY_MS = 5
 
 /** A fresh in-memory daemon and an MSW server bound to it (not yet listening). */
 export function createTestDaemon(options: DaemonOptions = {}): { daemon: MockDaemon; server: SetupServer } {

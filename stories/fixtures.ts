@@ -87,20 +87,6 @@ export function localizedMessage(message: Message, locale: unknown): Message {
 
 const SESSION_ID = 'ses_story'
 
-/** An operator message as history holds it. */
-export function operatorMessage(overrides: Partial<Message> = {}): Message {
-  return {
-    id: 'msg_op1',
-    session_id: SESSION_ID,
-    role: 'operator',
-    content: SAMPLE.question.en,
-    created_at: FIXED_NOW - 60_000,
-    superseded: false,
-    client_message_id: '00000000-0000-4000-8000-000000000001',
-    ...overrides,
-  }
-}
-
 /** An agent reply as history holds it; complete unless `overrides` say otherwise. */
 export function agentReply(overrides: Partial<Message> = {}): Message {
   return {

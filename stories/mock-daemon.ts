@@ -11,7 +11,7 @@ import type { Language } from '../src/i18n/resources'
 import type { Message } from '../src/wire/types'
 
 /** Pause between streamed deltas: quick, but still visibly streamed in Storybook. */
-export const DELTA_DELAY_MS = 20
+const DELTA_DELAY_MS = 20
 
 /** What a seed hands the story: at least the session it shows, if it shows one. */
 export type Seeded = { sessionId?: string }

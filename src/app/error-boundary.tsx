@@ -22,7 +22,7 @@ type BoundaryProps = {
 type BoundaryState = { error: unknown; caught: boolean; resetKey: unknown }
 
 /** The boundary itself: the one class component, since React catches render errors only in one. */
-export class ErrorBoundary extends Component<BoundaryProps, BoundaryState> {
+class ErrorBoundary extends Component<BoundaryProps, BoundaryState> {
   override state: BoundaryState = { error: undefined, caught: false, resetKey: this.props.resetKey }
 
   static getDerivedStateFromError(error: unknown): Partial<BoundaryState> {

@@ -45,7 +45,7 @@ function pick(target: FocusTarget, elements: ReplyElements): HTMLElement | null 
 }
 
 /** The per-tab store of focus wishes and the replies shown, by anchor. */
-export function createReplyFocus() {
+function createReplyFocus() {
   const intents = new Map<string, Intent>()
   const shown = new Map<string, { messageId: string; article: HTMLElement }>()
 

@@ -27,7 +27,7 @@ export type SendRuntime = {
 }
 
 /** The lock an entry holds while on the wire. */
-export const sendLockName = (clientMessageId: string) => `${LOCK_PREFIX}send.${clientMessageId}`
+const sendLockName = (clientMessageId: string) => `${LOCK_PREFIX}send.${clientMessageId}`
 
 export type SendOutcome =
   /**
@@ -109,7 +109,7 @@ function inFlightOf(runtime: SendRuntime): Set<string> {
 }
 
 /** True while a send of this id is on the wire in this runtime. */
-export function isInFlight(runtime: SendRuntime, clientMessageId: string): boolean {
+function isInFlight(runtime: SendRuntime, clientMessageId: string): boolean {
   return inFlightOf(runtime).has(clientMessageId)
 }
 

@@ -15,18 +15,18 @@ import type { KeyedStore, Slot } from '../storage/keyed-store'
 export const DRAFT_NAMESPACE = 'draft'
 
 /** Runs `write` soon, off the current task. */
-export type WriteSoon = (write: () => void) => void
+type WriteSoon = (write: () => void) => void
 
 /**
  * Just after the next frame: the frame (or 50 ms, for a tab that gets none), then a task of its
  * own once that frame is painted.
  */
-export const afterNextFrame: WriteSoon = (write) => void frameOrTimeout(() => setTimeout(write, 0))
+const afterNextFrame: WriteSoon = (write) => void frameOrTimeout(() => setTimeout(write, 0))
 
 /** Calls `write` when the page is hidden or goes away, for as long as the page lives. No window, no calls. */
-export type PageLeave = (write: () => void) => void
+type PageLeave = (write: () => void) => void
 
-export const browserPageLeave: PageLeave = (write) => {
+const browserPageLeave: PageLeave = (write) => {
   if (typeof window === 'undefined' || typeof document === 'undefined') return
   window.addEventListener('pagehide', write)
   document.addEventListener('visibilitychange', () => {

@@ -31,7 +31,7 @@ const entriesSchema = z.pipe(
   ),
 )
 
-export const OUTBOX_NAMESPACE = 'outbox'
+const OUTBOX_NAMESPACE = 'outbox'
 
 /**
  * A small external store (for `useSyncExternalStore`) over one slot of the keyed store. The slot

@@ -19,7 +19,7 @@ const untitledIds = (sessions: readonly Session[]) => new Set(sessions.filter((s
  * the untitled sessions listed before the request are known, so a new one afterwards is ours.
  * (Comparing times would set the browser's clock against the daemon's.)
  */
-export async function createOwnSession(runtime: StartRuntime): Promise<Session> {
+async function createOwnSession(runtime: StartRuntime): Promise<Session> {
   let before: Set<string> | undefined
   try {
     before = untitledIds(await runtime.client.listSessions())

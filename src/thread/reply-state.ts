@@ -18,7 +18,7 @@ export type ReplyState = {
 }
 
 /** A scheduler's view with something to show. */
-export type ShownRetry = RetryView & { status: Exclude<RetryStatus, 'idle'> }
+type ShownRetry = RetryView & { status: Exclude<RetryStatus, 'idle'> }
 
 const isShown = (view: RetryView | undefined): view is ShownRetry => view !== undefined && view.status !== 'idle'
 

@@ -27,7 +27,7 @@ export type FrameBatcher = {
 }
 
 /** Joins `frame` onto `batch`: a delta after a delta extends it, anything else is appended. */
-export function appendFrame(batch: StreamFrame[], frame: StreamFrame): void {
+function appendFrame(batch: StreamFrame[], frame: StreamFrame): void {
   const last = batch[batch.length - 1]
   if (frame.type === 'delta' && last?.type === 'delta') batch[batch.length - 1] = { type: 'delta', id: frame.id, text: last.text + frame.text }
   else batch.push(frame)

@@ -236,7 +236,7 @@ async function pauseForPage(signal: AbortSignal | undefined): Promise<void> {
 }
 
 /** The code a bare status implies: the table's, else the class's (any 5xx is the daemon being unavailable). */
-export function codeOfStatus(status: number): string {
+function codeOfStatus(status: number): string {
   const known = STATUS_CODES[status]
   if (known) return known
   if (status >= 500 && status < 600) return 'daemon_unavailable'

@@ -8,7 +8,7 @@ import type { StreamFrame } from './types'
 import type { TerminalFrame } from './events'
 
 /** Follow one run; `id` names this request in every answer. */
-export type FollowRequest = {
+type FollowRequest = {
   type: 'follow'
   id: number
   /** The daemon's origin, as the page's client has it. */

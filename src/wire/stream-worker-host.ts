@@ -11,7 +11,7 @@ import { createDaemonClient } from './http'
 import { toFailure, type FromWorker, type ToWorker } from './stream-protocol'
 
 /** Shortest gap between two batches of deltas: well under the page's own 50 ms between commits. */
-export const BATCH_GAP_MS = 25
+const BATCH_GAP_MS = 25
 
 /** The part of a worker's global scope (or a MessagePort) the host talks through. */
 export type HostPort = {

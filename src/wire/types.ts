@@ -8,7 +8,7 @@ import { z } from 'zod/mini'
 /** Classes the tier 2 scheduler may retry on its own. */
 export const TRANSIENT_RETRY_CLASSES = ['rate_limited', 'overloaded', 'unavailable', 'network', 'timeout'] as const
 /** Classes that are never retried automatically, whatever `retryable` says. */
-export const TERMINAL_RETRY_CLASSES = [
+const TERMINAL_RETRY_CLASSES = [
   'context_overflow',
   'auth_failed',
   'credentials_unresolved',
@@ -19,7 +19,6 @@ export const TERMINAL_RETRY_CLASSES = [
 ] as const
 export const RETRY_CLASSES = [...TRANSIENT_RETRY_CLASSES, ...TERMINAL_RETRY_CLASSES] as const
 export type RetryClass = (typeof RETRY_CLASSES)[number]
-export type TransientRetryClass = (typeof TRANSIENT_RETRY_CLASSES)[number]
 
 /** Codes carried by stream `error` events and failed messages (the design page's error table). */
 export const ERROR_CODES = [
@@ -45,8 +44,7 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number]
 
 /** Codes on a tool part's `error`, not a run's: the tool failed, ran past its time, or does not exist; the run goes on. */
-export const TOOL_ERROR_CODES = ['tool_failed', 'tool_timeout', 'tool_not_found'] as const
-export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number]
+export type ToolErrorCode = 'tool_failed' | 'tool_timeout' | 'tool_not_found'
 
 /** Codes carried by refused requests (the endpoint table, plus the ones any endpoint may answer). */
 export const REFUSAL_CODES = [
@@ -84,7 +82,7 @@ const id = z.string().check(z.minLength(1))
  * The last instant a JavaScript `Date` can hold (±8.64e15 ms, the spec's limit). A time past it
  * is not a time: Intl throws on it in the middle of a render.
  */
-export const MAX_DATE_MS = 8.64e15
+const MAX_DATE_MS = 8.64e15
 /** True for a number that is a time a `Date` can hold (and so Intl can format). */
 export function isValidTime(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && Math.abs(value) <= MAX_DATE_MS
@@ -105,7 +103,7 @@ export type Session = z.infer<typeof sessionSchema>
  * string: a class this client does not know must still load (and must never arm tier 2).
  * `retry_after_until` is kept loose for the same reason; the schedule decides what to trust.
  */
-export const retryClassificationSchema = z.object({
+const retryClassificationSchema = z.object({
   retryable: z.boolean(),
   retry_class: z.string(),
   // null, a string or a number JSON turns into Infinity must not cost the operator the whole
@@ -115,10 +113,10 @@ export const retryClassificationSchema = z.object({
 })
 export type RetryClassification = z.infer<typeof retryClassificationSchema>
 
-export const wireErrorSchema = z.object({ code: z.string(), message: z.string() })
+const wireErrorSchema = z.object({ code: z.string(), message: z.string() })
 export type WireError = z.infer<typeof wireErrorSchema>
 
-export const messageStatusSchema = z.enum(['queued', 'streaming', 'complete', 'failed', 'cancelled'])
+const messageStatusSchema = z.enum(['queued', 'streaming', 'complete', 'failed', 'cancelled'])
 export type MessageStatus = z.infer<typeof messageStatusSchema>
 
 /** Reads `items[from, to)` with `item`, pushing each record that reads into `kept`. */
@@ -130,21 +128,20 @@ function readInto<T>(item: z.ZodMiniType, items: readonly unknown[], from: numbe
 }
 
 /** What a tool declares about itself: whether running it changes anything outside the daemon. */
-export const TOOL_EFFECTS = ['read', 'write'] as const
+const TOOL_EFFECTS = ['read', 'write'] as const
 export type ToolEffect = (typeof TOOL_EFFECTS)[number]
 export const TOOL_STATUSES = ['input', 'awaiting_approval', 'running', 'done', 'failed', 'denied', 'cancelled'] as const
 export type ToolStatus = (typeof TOOL_STATUSES)[number]
 /** The statuses a tool ends in, as a `tool_result` event carries them. */
 export const TOOL_RESULT_STATUSES = ['done', 'failed', 'denied', 'cancelled'] as const
-export type ToolResultStatus = (typeof TOOL_RESULT_STATUSES)[number]
 /** Most of a tool's output that travels on the stream and in history, in UTF-8 bytes. */
 export const TOOL_OUTPUT_LIMIT = 16 * 1024
 
 const count = z.int().check(z.minimum(0))
 
-export const textPartSchema = z.object({ type: z.literal('text'), text: z.string() })
-export const reasoningPartSchema = z.object({ type: z.literal('reasoning'), text: z.string() })
-export const toolPartSchema = z.object({
+const textPartSchema = z.object({ type: z.literal('text'), text: z.string() })
+const reasoningPartSchema = z.object({ type: z.literal('reasoning'), text: z.string() })
+const toolPartSchema = z.object({
   type: z.literal('tool'),
   tool_call_id: id,
   name: z.string(),
@@ -177,7 +174,7 @@ const partListSchema = z.pipe(
 export const usageSchema = z.object({ input_tokens: count, output_tokens: count, cost_usd: z.optional(z.number().check(z.minimum(0))) })
 export type Usage = z.infer<typeof usageSchema>
 
-export const messageSchema = z.object({
+const messageSchema = z.object({
   id,
   session_id: id,
   role: z.enum(['operator', 'agent']),
@@ -198,7 +195,7 @@ export const messageSchema = z.object({
 })
 export type Message = z.infer<typeof messageSchema>
 
-export const runStatusSchema = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled'])
+const runStatusSchema = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled'])
 export type RunStatus = z.infer<typeof runStatusSchema>
 
 export const runSchema = z.object({
@@ -274,13 +271,12 @@ export type SendBody = { content: string; client_message_id: string }
 
 export const TOOL_DECISIONS = ['approve', 'deny'] as const
 export type ToolDecision = (typeof TOOL_DECISIONS)[number]
-export type DecisionBody = { decision: ToolDecision }
 export const decisionReceiptSchema = z.object({ tool_call_id: id, status: z.enum(TOOL_STATUSES) })
 export type DecisionReceipt = z.infer<typeof decisionReceiptSchema>
 
 /** A page of history (`?limit=N`, with `before` or `after`): messages oldest first, and whether more lie beyond. */
 export type MessagePage = { messages: Message[]; has_more: boolean; skipped: number }
-export const searchHitSchema = z.object({ message_id: id, seq: z.number(), snippet: z.string() })
+const searchHitSchema = z.object({ message_id: id, seq: z.number(), snippet: z.string() })
 export type SearchHit = z.infer<typeof searchHitSchema>
 export const searchResultSchema = z.object({ hits: lenientList(searchHitSchema), has_more: z.boolean() })
 

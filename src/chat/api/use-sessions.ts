@@ -4,7 +4,7 @@ import { useChatRuntime } from '../runtime'
 import { chatKeys, sessionsQuery } from '../../thread/history'
 
 /** How often the list is read again, so status and titles from other tabs show up. */
-export const SESSIONS_REFRESH_MS = 15_000
+const SESSIONS_REFRESH_MS = 15_000
 
 export function useSessions() {
   const runtime = useChatRuntime()

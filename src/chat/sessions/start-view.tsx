@@ -7,7 +7,7 @@ import { ComposerPanel, type ComposerOutcome } from '../composer/composer-panel'
 import { useChatRuntime } from '../runtime'
 
 /** The first screen's draft: a session of its own until the first Enter makes a real one. */
-export const START_DRAFT = ':new'
+const START_DRAFT = ':new'
 
 /**
  * The first screen: ready to type. The message box has the focus; the first Enter creates a

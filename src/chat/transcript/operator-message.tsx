@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next'
 import { focusIfAble } from '../dialogs/dialog-focus'
 import { COMPOSER_INPUT_ID } from '../dom-ids'
 
-export type Delivery = 'sending' | 'sent' | 'not_sent'
+type Delivery = 'sending' | 'sent' | 'not_sent'
 
 export type OperatorMessageProps = {
   content: string
