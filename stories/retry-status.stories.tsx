@@ -2,7 +2,7 @@ import type { Meta, StoryObj } from '@storybook/react-vite'
 import { fn } from 'storybook/test'
 import { AgentReply } from '../src/chat/reply/agent-reply'
 import { RetryStatus, type RetryStatusView } from '../src/chat/reply/retry-status'
-import type { Message } from '../src/wire/types'
+import type { Message, Part } from '../src/wire/types'
 import { failureForCode } from '../mocks/faults'
 import { agentReply, FIXED_NOW, localizedMessage, SAMPLE } from './fixtures'
 
@@ -13,9 +13,23 @@ import { agentReply, FIXED_NOW, localizedMessage, SAMPLE } from './fixtures'
  */
 
 const rateLimited = failureForCode('model_rate_limited')
+const overloaded = failureForCode('model_unavailable')
 const failed = agentReply({ content: '', status: 'failed', error: { code: rateLimited.code, message: rateLimited.message }, retry: rateLimited.retry })
 const replyActions = { onStop: fn(), onRegenerate: fn() }
 const retrying = agentReply({ id: 'msg_ag2', run_id: 'run_2', content: SAMPLE.partial.en, status: 'streaming' })
+
+/** A `write` tool of the failed reply that ran (done), at the fixed clock. */
+function ranWrite(name: string, id: string, path: string): Part {
+  return { type: 'tool', tool_call_id: id, name, effect: 'write', input: JSON.stringify({ path }), status: 'done', output: `Wrote ${path}.`, output_bytes: 8 + path.length, started_at: FIXED_NOW - 50_000, ended_at: FIXED_NOW - 49_000 }
+}
+/** A reply that wrote a file, then failed retryable: regenerating would write it again. */
+const failedAfterWrite = agentReply({
+  content: '',
+  status: 'failed',
+  error: { code: overloaded.code, message: overloaded.message },
+  retry: overloaded.retry,
+  parts: [{ type: 'reasoning', text: 'I will save the summary first.' }, ranWrite('write_file', 'tc_w1', 'notes/summary.md')],
+})
 
 /** A waiting view whose deadline is read against the fixed clock. */
 function waiting(status: 'armed' | 'paused', attempt: number, deadline: number): RetryStatusView {
@@ -68,6 +82,27 @@ export const PausedToday: Story = {
 export const PausedAnotherDay: Story = {
   name: 'Paused until another day',
   args: { view: waiting('paused', 2, new Date(2026, 11, 1, 9, 30, 0).getTime()) },
+}
+
+/**
+ * The failed reply ran a `write` tool: a retry would run it again, so nothing counts down and
+ * only Retry now regenerates.
+ */
+export const Held: Story = {
+  name: 'Held: a write tool would run again',
+  args: { view: { status: 'held', attempt: 1, deadline: FIXED_NOW, rerun: ['write_file'] } },
+  parameters: { retryStory: { reply: failedAfterWrite } satisfies RetryParameters },
+}
+
+/** The same with two write tools that ran, named in the order they ran. */
+export const HeldTwoTools: Story = {
+  name: 'Held: two write tools would run again',
+  args: { view: { status: 'held', attempt: 1, deadline: FIXED_NOW, rerun: ['write_file', 'edit_file'] } },
+  parameters: {
+    retryStory: {
+      reply: { ...failedAfterWrite, parts: [...(failedAfterWrite.parts ?? []), ranWrite('edit_file', 'tc_w2', 'notes/index.md')] },
+    } satisfies RetryParameters,
+  },
 }
 
 /** The countdown ran out: the regenerate request is on its way. */
