@@ -7,6 +7,7 @@ import { overlay, type LiveRun, type ShownMessage } from '../live/live-runs'
 import type { RetrySnapshot } from '../retry/machine'
 import { belongsTo, isCancellable, retryView, type RetryStatus, type RetryView } from '../retry/view'
 import type { Message } from '../wire/types'
+import { isArmable } from '../retry/eligibility'
 
 export type ReplyState = {
   /** History with the stream laid over it. */
@@ -27,4 +28,15 @@ export function replyState(message: Message, live: LiveRun | undefined, schedule
   const view = scheduler && belongsTo(scheduler, shown) ? retryView(scheduler, now) : undefined
   const retry = isShown(view) ? view : undefined
   return { shown, retry, canRegenerate: message.reply_to !== undefined && !(retry && isCancellable(retry.status)) }
+}
+
+/**
+ * The retry class worth saying under a failure: the daemon's classification of a failure tier 2
+ * will not retry (too long, no credentials, a spend limit…), which tells the operator whether
+ * trying again can help. A failure tier 2 retries says so in its own box, and a coarse failure
+ * with no classification has nothing to say.
+ */
+export function explainedClass(message: Message): string | undefined {
+  if (message.status !== 'failed' || !message.retry) return undefined
+  return isArmable(message) ? undefined : message.retry.retry_class
 }

@@ -31,4 +31,16 @@ describe('FailureNotice', () => {
     renderIn('zh', <FailureNotice error={{ code: 'answer_empty', message: 'The model returned nothing.' }} />)
     expect(screen.getAllByText(t('failure.raw'))).toHaveLength(1)
   })
+
+  it('says the retry class it is given, in the operator\'s language; a class no table knows is named', () => {
+    const en = renderIn('en', <FailureNotice error={{ code: 'context_overflow', message: 'Too long.' }} retryClass="context_overflow" />)
+    expect(screen.getByText(en.t('retryClass.context_overflow'))).toBeInTheDocument()
+    en.unmount()
+    const zh = renderIn('zh', <FailureNotice error={{ code: 'context_overflow', message: 'Too long.' }} retryClass="context_overflow" />)
+    expect(screen.getByText(zh.t('retryClass.context_overflow'))).toBeInTheDocument()
+    expect(zh.t('retryClass.context_overflow')).not.toBe(en.t('retryClass.context_overflow'))
+    zh.unmount()
+    renderIn('en', <FailureNotice error={{ code: 'x', message: 'x' }} retryClass="solar_flare" />)
+    expect(screen.getByText(/solar_flare/)).toBeInTheDocument()
+  })
 })

@@ -6,7 +6,7 @@
 import { QueryClient } from '@tanstack/query-core'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { neighbourOf, successorOf } from '../../src/thread/session-order'
-import { replyState } from '../../src/thread/reply-state'
+import { explainedClass, replyState } from '../../src/thread/reply-state'
 import { addUsage, settledUsage } from '../../src/thread/usage'
 import { nextOutcomes, openingMemory } from '../../src/thread/session-outcomes'
 import { createChatRuntime } from '../../src/thread/runtime'
@@ -282,5 +282,22 @@ describe('a tool\'s whole output', () => {
     await expect(thread.loadToolOutput('t1', 'run_r1')).resolves.toBe('all of t1 in run_r1')
     expect(toolOutput).toHaveBeenCalledWith(SID, 'run_r1', 't1')
     await expect(thread.loadToolOutput('t1', undefined)).rejects.toThrow()
+  })
+})
+
+describe('the retry class said under a failure', () => {
+  const failedWith = (retry: Message['retry'], extra: Partial<Message> = {}) => reply('r1', 'm1', 'failed', { error: { code: 'x', message: 'x' }, retry, ...extra })
+  it('is said when tier 2 will not retry, so the operator knows whether trying again helps', () => {
+    expect(explainedClass(failedWith({ retryable: false, retry_class: 'context_overflow' }))).toBe('context_overflow')
+    // Marked retryable but terminal: still never retried automatically.
+    expect(explainedClass(failedWith({ retryable: true, retry_class: 'auth_failed' }))).toBe('auth_failed')
+  })
+  it('is left to the retry box when tier 2 retries, and unsaid with no classification or no failure', () => {
+    expect(explainedClass(failedWith({ retryable: true, retry_class: 'rate_limited' }))).toBeUndefined()
+    expect(explainedClass(failedWith(undefined))).toBeUndefined()
+    expect(explainedClass(reply('r1', 'm1', 'complete'))).toBeUndefined()
+  })
+  it('is said of an earlier version, which tier 2 never retries', () => {
+    expect(explainedClass(failedWith({ retryable: true, retry_class: 'overloaded' }, { superseded: true }))).toBe('overloaded')
   })
 })

@@ -2,6 +2,7 @@ import { useId, useState, type ReactNode, type Ref } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { Message } from '../../wire/types'
 import { FailureNotice } from './failure-notice'
+import { explainedClass } from '../../thread/reply-state'
 import { CopyButton } from '../../markdown/copy-button'
 import { LazyReplyMarkdown } from '../../markdown/lazy-reply-markdown'
 import { isActive } from '../../wire/status'
@@ -110,7 +111,7 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
       </header>
       <ReplyBody message={message} streaming={status === 'streaming'} earlier={false} onLoadOutput={onLoadOutput} approval={approval} now={now} />
       {status === 'streaming' ? tier1 : null}
-      {status === 'failed' ? <FailureNotice error={message.error} /> : null}
+      {status === 'failed' ? <FailureNotice error={message.error} retryClass={explainedClass(message)} /> : null}
       {retry}
       <div className="message__actions">
         {active && onStop ? (
@@ -140,7 +141,7 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
                 <span className={`badge badge--${m.status ?? 'complete'}`}>{t(`status.${m.status ?? 'complete'}`)}</span>
               </div>
               <ReplyBody message={m} streaming={false} earlier onLoadOutput={onLoadOutput} now={now} />
-              {m.status === 'failed' ? <FailureNotice error={m.error} /> : null}
+              {m.status === 'failed' ? <FailureNotice error={m.error} retryClass={explainedClass(m)} /> : null}
               {m.content ? (
                 <div className="message__actions">
                   <CopyButton text={m.content} className="button" />
