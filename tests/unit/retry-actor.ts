@@ -72,7 +72,7 @@ function start() {
 }
 
 /** A `write_file` call that ran: a failed reply holding it arms held. */
-export const RAN_WRITE: NonNullable<Message['parts']> = [
+const RAN_WRITE: NonNullable<Message['parts']> = [
   { type: 'tool', tool_call_id: 'tc_w', name: 'write_file', effect: 'write', input: '{}', status: 'done', started_at: NOW, ended_at: NOW },
 ]
 
