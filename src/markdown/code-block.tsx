@@ -1,5 +1,6 @@
 import { useRef } from 'react'
 import { useTranslation } from 'react-i18next'
+import { CodeLines } from './code-lines'
 import { CopyButton } from './copy-button'
 import { LANGUAGE_NAMES, resolveLanguage } from './languages'
 import { isHighlighted, useHighlight } from './use-highlight'
@@ -39,19 +40,7 @@ export function CodeBlock({ code, tag, complete }: CodeBlockProps) {
       {/* Focusable, so the keyboard can scroll a long line into view. */}
       <pre className="md-code__pre" tabIndex={0} data-highlighted={lines !== undefined}>
         <code>
-          {lines === undefined
-            ? code
-            : lines.map((line, i) => (
-                // Lines and tokens are positional; the code never reorders.
-                <span key={i} className="md-code__line">
-                  {line.map((token, j) => (
-                    <span key={j} style={token.style}>
-                      {token.content}
-                    </span>
-                  ))}
-                  {i < lines.length - 1 ? '\n' : null}
-                </span>
-              ))}
+          <CodeLines code={code} lines={lines} lineClassName="md-code__line" />
         </code>
       </pre>
     </div>

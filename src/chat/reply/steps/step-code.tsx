@@ -1,4 +1,5 @@
 import { useRef } from 'react'
+import { CodeLines } from '../../../markdown/code-lines'
 import { resolveLanguage } from '../../../markdown/languages'
 import { isHighlighted, useHighlight } from '../../../markdown/use-highlight'
 import { useSeen } from '../../../markdown/use-seen'
@@ -25,19 +26,7 @@ export function StepCode({ code, tag, complete }: StepCodeProps) {
     // Focusable, so the keyboard can scroll a long input or output.
     <pre ref={ref} className="step-code" tabIndex={0} data-language={language ?? 'text'} data-highlighted={lines !== undefined}>
       <code>
-        {lines === undefined
-          ? code
-          : lines.map((line, i) => (
-              // Lines and tokens are positional; the code never reorders.
-              <span key={i}>
-                {line.map((token, j) => (
-                  <span key={j} style={token.style}>
-                    {token.content}
-                  </span>
-                ))}
-                {i < lines.length - 1 ? '\n' : null}
-              </span>
-            ))}
+        <CodeLines code={code} lines={lines} />
       </code>
     </pre>
   )
