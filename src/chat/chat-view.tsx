@@ -1,4 +1,4 @@
-import { useRef } from 'react'
+import { useCallback, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { RefusalError } from '../wire/errors'
 import { ComposerPanel } from './composer/composer-panel'
@@ -9,6 +9,10 @@ import { RefusedNotice } from './reply/refused-notice'
 import { replyFocusOf } from './reply-focus'
 import { ReplyRow } from './reply/reply-row'
 import { SessionAnnouncer } from './announce/session-announcer'
+import { ApprovalAnnouncer } from './announce/approval-announcer'
+import { ToolApproval } from './reply/approval'
+import type { ToolApproval as ApprovalSlot } from './reply/steps/tool-step'
+import { focusApproval } from './approval-focus'
 import { useChatRuntime } from './runtime'
 import { Transcript } from './transcript/transcript'
 import { SessionUsage } from './transcript/session-usage'
@@ -28,8 +32,14 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
   const state: ThreadSnapshot = useThreadState(thread, (snapshot) => snapshot)
   const composerRef = useRef<HTMLTextAreaElement>(null)
 
-  // The session's shortcuts act on the reply at the end of the conversation.
-  useShortcuts((id) => (id === 'stopOrCancel' || id === 'retryOrRegenerate' ? thread.shortcut(id) : false))
+  // The session's shortcuts act on the reply at the end of the conversation, or go to the approval waiting.
+  useShortcuts((id) => {
+    if (id === 'stopOrCancel' || id === 'retryOrRegenerate') return thread.shortcut(id)
+    if (id === 'focusApproval') return focusApproval(thread.nextApproval())
+    return false
+  })
+  // One function per thread: the replies' steps are memoized on it.
+  const approval = useCallback<ApprovalSlot>((tool, runId) => <ToolApproval thread={thread} tool={tool} runId={runId} />, [thread])
 
   if (state.phase === 'error') {
     const error = state.error
@@ -77,6 +87,7 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
           onStop={thread.stop}
           onRegenerate={thread.regenerate}
           onLoadOutput={thread.loadToolOutput}
+          approval={approval}
         />
         {confirming && confirming.anchorId === anchorId ? (
           <ConfirmRegenerate
@@ -107,6 +118,7 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
         </p>
       ) : null}
       <SessionAnnouncer thread={thread} />
+      <ApprovalAnnouncer thread={thread} />
       <ComposerPanel ref={composerRef} sessionId={sessionId} send={thread.send} autoFocus={autoFocusComposer} />
     </section>
   )

@@ -4,7 +4,7 @@
  * Ctrl+Shift+I/J/K), and single keys apply only outside text fields.
  */
 
-export type ShortcutId = 'newSession' | 'focusComposer' | 'stopOrCancel' | 'retryOrRegenerate' | 'previousSession' | 'nextSession' | 'find' | 'help'
+export type ShortcutId = 'newSession' | 'focusComposer' | 'stopOrCancel' | 'retryOrRegenerate' | 'focusApproval' | 'previousSession' | 'nextSession' | 'find' | 'help'
 
 /** What a keydown says, read off the event (so tests can build one by hand). */
 export type KeyPress = {
@@ -35,6 +35,9 @@ export function shortcutFor(press: KeyPress, apple: boolean): ShortcutId | undef
     if (key === 'o') return 'newSession'
     if (key === 'Backspace') return 'stopOrCancel'
     if (key === 'Enter') return 'retryOrRegenerate'
+    // Not Ctrl+Shift+A (the browser's tab search). It moves focus to the approval, never decides:
+    // Approve and Deny are then a deliberate Enter or Space away.
+    if (key === 'y') return 'focusApproval'
     // Not Ctrl+F: the browser's own find stays the browser's.
     if (key === 'f') return 'find'
     return undefined
@@ -66,6 +69,8 @@ export function shortcutKeys(id: ShortcutId, apple: boolean): string[][] {
       return [[mod, shift, apple ? '⌫' : 'Backspace']]
     case 'retryOrRegenerate':
       return [[mod, shift, 'Enter']]
+    case 'focusApproval':
+      return [[mod, shift, 'Y']]
     case 'previousSession':
       return [[alt, '↑']]
     case 'nextSession':
@@ -77,7 +82,7 @@ export function shortcutKeys(id: ShortcutId, apple: boolean): string[][] {
   }
 }
 
-export const SHORTCUT_IDS: readonly ShortcutId[] = ['newSession', 'focusComposer', 'stopOrCancel', 'retryOrRegenerate', 'previousSession', 'nextSession', 'find', 'help']
+export const SHORTCUT_IDS: readonly ShortcutId[] = ['newSession', 'focusComposer', 'stopOrCancel', 'retryOrRegenerate', 'focusApproval', 'previousSession', 'nextSession', 'find', 'help']
 
 /** Reads a keydown into a KeyPress. */
 export function keyPressOf(event: KeyboardEvent): KeyPress {

@@ -18,6 +18,9 @@ import type { ChatRuntime } from './runtime'
 import { buildTranscript, regenerateImpact, type TranscriptItem } from './transcript-model'
 import { overlay } from '../live/live-runs'
 import { settledUsage } from './usage'
+import { decide, decisionBookOf, resumeDecisions, type DecisionRecord } from './decisions'
+import { awaitingApprovals, firstUndecided, type AwaitingTool } from './approvals'
+import type { ToolDecision } from '../wire/types'
 
 /** A regenerate that replaces later operator messages, waiting for the operator to say yes. */
 export type PendingConfirm = { anchorId: string; count: number }
@@ -48,6 +51,12 @@ export type ThreadSnapshot = {
   /** Errors kept as values, worded where shown (a language switch rewords them). */
   regenerateError: { anchorId: string; error: unknown } | undefined
   resendErrors: Readonly<Record<string, unknown>>
+  /**
+   * The operator's decisions on this session's tools, by `decisionKey(runId, toolCallId)`, as every
+   * tab sees them (on the wire, taken, refused or failed, with the error as a value). A record keeps
+   * its object while it is unchanged, so a view selecting one tool's re-renders when that one changes.
+   */
+  decisions: ReadonlyMap<string, DecisionRecord>
 }
 
 /** The shortcuts that act on the reply at the end of the conversation. */
@@ -57,6 +66,7 @@ export type Thread = ReturnType<typeof createThread>
 
 const EMPTY: readonly Message[] = []
 const NONE: ReadonlySet<string> = new Set()
+const NO_TOOLS: readonly AwaitingTool[] = []
 
 /**
  * The thread of `sessionId`. Nothing happens until a view connects it (see `connect`).
@@ -74,6 +84,9 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
     resendErrors: {} as Readonly<Record<string, unknown>>,
   }
   let activeRuns: readonly string[] = []
+  const decisionBook = decisionBookOf(runtime.store)
+  let decisions = readDecisions(new Map())
+  let awaiting = { key: '', tools: NO_TOOLS }
   let snapshot = build()
   let fedHistory: readonly Message[] | undefined
 
@@ -95,7 +108,20 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
       activeRuns,
       spent: settledUsage(messages),
       ...actions,
+      decisions,
     }
+  }
+
+  /** The session's decision records, keeping the objects (and the map) of those unchanged. */
+  function readDecisions(previous: ReadonlyMap<string, DecisionRecord>): ReadonlyMap<string, DecisionRecord> {
+    const next = decisionBook.session(sessionId)
+    let same = next.size === previous.size
+    for (const [key, record] of next) {
+      const before = previous.get(key)
+      if (before && JSON.stringify(before) === JSON.stringify(record)) next.set(key, before)
+      else same = false
+    }
+    return same ? previous : next
   }
 
   function changed(): void {
@@ -187,6 +213,13 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
           feed()
           changed()
         })
+        // A decision taken (or on the wire) in any tab shows here at once, before the stream says so.
+        const stopDecisions = decisionBook.subscribe(() => {
+          const next = readDecisions(decisions)
+          if (next === decisions) return
+          decisions = next
+          changed()
+        })
         const stopOutbox = runtime.outbox.subscribe(() => {
           const next = sessionEntries(runtime.outbox.entries(), sessionId)
           if (sameEntries(next, pending)) return
@@ -198,11 +231,15 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
         pending = sessionEntries(runtime.outbox.entries(), sessionId)
         fedHistory = undefined
         feed()
+        decisions = readDecisions(decisions)
         snapshot = build()
         // A reload in the middle of a send: the entry is still "sending", so finish it with the same id.
         resumeSends(runtime, sessionId, sendHooks)
+        // The same for a decision: the one recorded goes out again, once.
+        resumeDecisions(runtime, sessionId)
         disconnect = () => {
           stopObserving()
+          stopDecisions()
           stopOutbox()
           runtime.follower.release(sessionId)
           runtime.retry.release(sessionId)
@@ -251,12 +288,14 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
       return true
     },
 
-    /** Stop: cancels a run; the daemon answers with its final status, and history is read again. */
+    /**
+     * Stop: cancels a run; the daemon answers with its final status, and history is read again.
+     * A daemon that cannot be reached hears it when it answers again (see live/stop-outbox.ts).
+     */
     stop(runId: string): void {
       setActions({ stopping: withItem(actions.stopping, runId) })
-      runtime.client
-        .cancelRun(sessionId, runId)
-        .catch(() => undefined)
+      void runtime.stops
+        .stop(sessionId, runId)
         .finally(() => {
           setActions({ stopping: withoutItem(actions.stopping, runId) })
           void settle()
@@ -286,6 +325,30 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
     loadToolOutput(toolCallId: string, runId: string | undefined): Promise<string> {
       if (!runId) return Promise.reject(new Error('A tool output needs the run that called the tool.'))
       return runtime.client.toolOutput(sessionId, runId, toolCallId)
+    },
+
+    /**
+     * Approves or denies a tool that waits, once (see decisions.ts): a second press, another tab's
+     * press or a reload sends nothing more. How it went is the snapshot's `decisions`.
+     */
+    async decide(runId: string, toolCallId: string, decision: ToolDecision): Promise<void> {
+      await decide(runtime, { sessionId, runId, toolCallId, decision })
+    },
+
+    /**
+     * The tools of the running replies that wait for approval, oldest first, read from history
+     * with the live stream laid over it; the same array while the same tools wait.
+     */
+    awaitingApprovals(): readonly AwaitingTool[] {
+      const tools = awaitingApprovals(snapshot.messages, snapshot.activeRuns, (runId) => runtime.live.get(runId))
+      const key = tools.map((tool) => tool.key).join(' ')
+      if (key !== awaiting.key) awaiting = { key, tools: tools.length === 0 ? NO_TOOLS : tools }
+      return awaiting.tools
+    },
+
+    /** The first waiting tool nobody has decided in any tab (where the approval shortcut goes), if any. */
+    nextApproval(): AwaitingTool | undefined {
+      return firstUndecided(thread.awaitingApprovals(), snapshot.decisions)
     },
 
     retryNow: (anchorId: string) => runtime.retry.retryNow(sessionId, anchorId),

@@ -248,13 +248,17 @@ describe('a tool call', () => {
 
   it('says it waits for approval, and leaves the decision to the slot it is given', () => {
     const waiting = tool({ effect: 'write', name: 'write_file', status: 'awaiting_approval', ended_at: undefined, output: undefined })
-    const approval = vi.fn((part: ToolPart) => <button type="button">Decide {part.tool_call_id}</button>)
-    renderInLanguage(<AgentReply message={reply([waiting], { status: 'streaming' })} approval={approval} now={T0 + 1_000} />)
+    const message = reply([waiting], { status: 'streaming' })
+    const { unmount } = renderInLanguage(<AgentReply message={message} now={T0 + 1_000} />)
     expect(toolToggle('write_file')).toHaveTextContent(/write_file\s*writes\s*Waiting for approval/)
     expect(toolToggle('write_file')).toHaveAttribute('aria-expanded', 'true')
     expect(screen.getByText('The agent waits for your decision before it runs this tool.')).toBeInTheDocument()
+    unmount()
+    // With a slot, the slot says it (and decides): given the tool and its reply's run.
+    const approval = vi.fn((part: ToolPart) => <button type="button">Decide {part.tool_call_id}</button>)
+    renderInLanguage(<AgentReply message={message} approval={approval} now={T0 + 1_000} />)
     expect(screen.getByRole('button', { name: 'Decide tc_1' })).toBeInTheDocument()
-    expect(approval).toHaveBeenCalledWith(waiting)
+    expect(approval).toHaveBeenCalledWith(waiting, message.run_id)
   })
 
   it.each([

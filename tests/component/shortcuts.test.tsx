@@ -312,6 +312,7 @@ describe.each(['en', 'zh'] as const)('shortcuts (%s)', (lng) => {
         [t('shortcuts.focusComposer'), `Shift+Esc / / (${t('shortcuts.notInField')})`],
         [t('shortcuts.stopOrCancel'), 'Ctrl+Shift+Backspace'],
         [t('shortcuts.retryOrRegenerate'), 'Ctrl+Shift+Enter'],
+        [t('shortcuts.focusApproval'), 'Ctrl+Shift+Y'],
         [t('shortcuts.previousSession'), 'Alt+↑'],
         [t('shortcuts.nextSession'), 'Alt+↓'],
         [t('shortcuts.find'), 'Ctrl+Shift+F'],

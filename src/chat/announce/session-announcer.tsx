@@ -61,7 +61,7 @@ export function SessionAnnouncer({ thread }: { thread: Thread }) {
 }
 
 /** Sentences side by side: a space after a Latin full stop, none after a Chinese one. */
-function joinSentences(sentences: string[]): string {
+export function joinSentences(sentences: string[]): string {
   return sentences.reduce((all, sentence) => (all === '' ? sentence : /[。！？]$/.test(all) ? all + sentence : `${all} ${sentence}`), '')
 }
 

@@ -2,7 +2,7 @@ import { createRef, memo, useState } from 'react'
 import { isWaiting } from '../../retry/view'
 import type { Message } from '../../wire/types'
 import { AgentReply } from './agent-reply'
-import type { LoadToolOutput } from './steps/tool-step'
+import type { LoadToolOutput, ToolApproval } from './steps/tool-step'
 import { useReplyFocus, type ReplyFocusRefs } from '../reply-focus'
 import { RetryStatus } from './retry-status'
 import { Tier1Status } from './tier1-status'
@@ -23,6 +23,8 @@ export type ReplyRowProps = {
   onRegenerate: (anchorId: string) => void
   /** Reads a tool's whole output (stable: the row is memoized). */
   onLoadOutput: LoadToolOutput
+  /** The controls of a tool waiting for approval (stable, as onLoadOutput). */
+  approval?: ToolApproval
 }
 
 /**
@@ -31,7 +33,7 @@ export type ReplyRowProps = {
  * Each of its actions says where focus goes next (see reply-focus.ts): Stop and Cancel retry to
  * its Regenerate, Retry now to the retry line, Regenerate to the reply that replaces it.
  */
-export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, followers, busy, onStop, onRegenerate, onLoadOutput }: ReplyRowProps) {
+export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, followers, busy, onStop, onRegenerate, onLoadOutput, approval }: ReplyRowProps) {
   const { retry, clock, live: liveRuns } = useChatRuntime()
   const anchorId = message.reply_to
   const { shown, retry: view, canRegenerate } = replyState(message, useLiveRun(message.run_id), useRetryFor(sessionId, anchorId), clock.now())
@@ -96,6 +98,7 @@ export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, fo
       }
       retry={retryBox}
       onLoadOutput={onLoadOutput}
+      approval={approval}
       tier1={shown.tier1 ? <Tier1Status wait={shown.tier1} /> : undefined}
     />
   )

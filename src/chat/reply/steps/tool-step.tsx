@@ -5,6 +5,7 @@ import { CopyButton } from '../../../markdown/copy-button'
 import { nextSecondIn, shownToolInput, shownToolOutput, toolDurationMs, toolOpenByDefault, utf8Length } from '../../../thread/steps'
 import { isToolEnded } from '../../../wire/status'
 import type { ToolPart } from '../../../wire/types'
+import type { LiveToolPart } from '../../../live/parts'
 import { useChatRuntime } from '../../runtime'
 import { useTicker } from '../../use-ticker'
 import { FailureNotice } from '../failure-notice'
@@ -16,8 +17,11 @@ import { useDisclosure } from './use-disclosure'
  * tool call and the run of the reply it belongs to (an earlier version's is not the reply's own).
  */
 export type LoadToolOutput = (toolCallId: string, runId: string | undefined) => Promise<string>
-/** What to show under a tool that waits for the operator's decision (the Approve and Deny controls). */
-export type ToolApproval = (tool: ToolPart) => ReactNode
+/**
+ * What to show under a tool that waits for the operator's decision (what will run, the daemon's
+ * reason, Approve and Deny), given the tool (with the reason the stream gave) and its reply's run.
+ */
+export type ToolApproval = (tool: LiveToolPart, runId: string | undefined) => ReactNode
 
 export type ToolStepProps = {
   part: ToolPart
@@ -152,18 +156,16 @@ export const ToolStep = memo(function ToolStep({ part, runId, earlier, now, onLo
         <span className={`step__status step__status--${part.status}`}>{t(`steps.status.${part.status}`)}</span>
         <ToolTime part={part} now={now} />
       </button>
-      {part.status === 'awaiting_approval' ? (
-        <div className="step__approval">
-          <p className="step__note">{t('steps.awaitingApproval')}</p>
-          {approval?.(part)}
-        </div>
-      ) : null}
       {part.status === 'failed' ? <FailureNotice error={part.error} className="failure step__failure" /> : null}
       {open ? (
         <div id={bodyId} className="step__body">
           <ToolInput part={part} />
           <ToolOutput part={part} full={full} onLoad={load} />
         </div>
+      ) : null}
+      {/* After the input: the operator reads what will run, then decides. */}
+      {part.status === 'awaiting_approval' ? (
+        <div className="step__approval">{approval ? approval(part, runId) : <p className="step__note">{t('steps.awaitingApproval')}</p>}</div>
       ) : null}
     </div>
   )
