@@ -15,6 +15,7 @@
  */
 import { z } from 'zod/mini'
 import type { KeyedStore, Slot } from '../storage/keyed-store'
+import type { LinkState } from '../wire/events'
 import { usageSchema, type Message, type MessageStatus, type Part, type StreamFrame, type Usage, type WireError } from '../wire/types'
 import { browserInput, frameOrTimeout, pacedFrames, STREAM_FLUSH_GAP_MS, yieldingToInput, type FlushScheduler } from './pacing'
 import { answerText, createPartsBuilder, cutToMarks, historyParts, partMarkSchema, type LivePart, type PartMark, type PartsBuilder, type StepFrame } from './parts'
@@ -57,6 +58,11 @@ export type LiveRun = {
   lastEventId: number | undefined
   /** The reply's message id, as the stream's `start`, `done` or `cancelled` told it. */
   messageId?: string
+  /**
+   * The stream's connection while it is not open: `lost` or `unreachable` as the client
+   * reattaches. Never a status of the run: the run may well go on in the daemon meanwhile.
+   */
+  connection?: Exclude<LinkState, 'open'>
 }
 
 /** A message as shown: history with the stream laid over it, and where its state came from. */
@@ -70,6 +76,8 @@ export type ShownMessage = Omit<Message, 'parts'> & {
   /** The stream's observation of the agent's thinking (see LiveRun), whichever the source: history keeps no such time. */
   reasoningStartedAt?: number
   reasoningEndedAt?: number
+  /** Set while the run is going and its stream's connection is lost (see LiveRun). */
+  connection?: Exclude<LinkState, 'open'>
 }
 
 /**
@@ -119,12 +127,14 @@ type Entry = {
 }
 
 /**
- * News of a session's runs worth one polite announcement: tier 1 has started a wait, or a tool
- * failed (the run goes on, so no end of the reply will say it).
+ * News of a session's runs worth one polite announcement: tier 1 has started a wait, a tool
+ * failed (the run goes on, so no end of the reply will say it), a run's connection was lost or
+ * is back.
  */
 export type LiveNews =
   | { seq: number; runId: string; kind: 'tier1'; wait: Tier1Wait }
   | { seq: number; runId: string; kind: 'toolFailed'; name: string; error: WireError | undefined }
+  | { seq: number; runId: string; kind: 'connection'; state: 'lost' | 'back' }
 
 export type LiveRunStoreOptions = {
   store: KeyedStore
@@ -289,16 +299,19 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
       case 'done':
         state.status = 'complete'
         state.tier1 = undefined
+        state.connection = undefined
         state.messageId = frame.message_id
         break
       case 'cancelled':
         state.status = 'cancelled'
         state.tier1 = undefined
+        state.connection = undefined
         state.messageId = frame.message_id
         break
       case 'error':
         state.status = 'failed'
         state.tier1 = undefined
+        state.connection = undefined
         state.error = { code: frame.code ?? '', message: frame.message }
         break
     }
@@ -361,9 +374,24 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
     fail(runId: string, error: WireError): void {
       const entry = entries.get(runId)
       if (!entry) return
-      Object.assign(entry.state, { status: 'failed', tier1: undefined, error })
+      Object.assign(entry.state, { status: 'failed', tier1: undefined, connection: undefined, error })
       entry.dirty = true
       save(entry)
+      flush()
+    },
+
+    /**
+     * The stream's connection changed (see LinkState). Shown at once, with what streamed before
+     * it; a loss and the return are news, the step from lost to unreachable is not.
+     */
+    connection(runId: string, link: LinkState): void {
+      const entry = entries.get(runId)
+      const was = entry?.state.connection ?? 'open'
+      if (!entry || was === link || !isActive(entry.state.status)) return
+      entry.state.connection = link === 'open' ? undefined : link
+      if (was === 'open') tell(entry.state.sessionId, { seq: ++newsSeq, runId, kind: 'connection', state: 'lost' })
+      else if (link === 'open') tell(entry.state.sessionId, { seq: ++newsSeq, runId, kind: 'connection', state: 'back' })
+      entry.dirty = true
       flush()
     },
 
@@ -454,5 +482,6 @@ export function overlay(message: Message, live: LiveRun | undefined): ShownMessa
   if (live.error) shown.error = live.error
   if (live.tier1) shown.tier1 = live.tier1
   if (live.position !== undefined) shown.position = live.position
+  if (live.connection && isActive(live.status)) shown.connection = live.connection
   return shown
 }

@@ -5,12 +5,19 @@
  * then is the run's live record let go (so the text never rolls back to an older read). A run the
  * stream saw to `done` has told everything a read would (its message id, its whole text, its
  * status): the refresher may write that into the history it holds instead of reading it all again.
+ *
+ * A lost connection is never taken for the end of a run: the live store hears the connection's
+ * state (the reply says it is reconnecting), and when a stream connects again the daemon is asked
+ * for the run (`GET …/runs/:rid`): a run it has ended is settled from history, whatever the
+ * stream still has to replay. A stream that cannot be read while the daemon says the run has
+ * ended is settled the same way, never shown failed.
  */
-import { isAbortError, RefusalError, StreamFailure } from '../wire/errors'
-import { followRun } from '../wire/events'
+import { isAbortError, RefusalError, RunEnded, StreamFailure } from '../wire/errors'
+import { followRun, STREAM_IDLE_MS } from '../wire/events'
 import type { DaemonClient } from '../wire/http'
 import type { FollowRun } from '../wire/worker-follow'
-import type { Message, Part, Usage, WireError } from '../wire/types'
+import { isRunEnded } from '../wire/status'
+import type { Message, Part, RunStatus, Usage, WireError } from '../wire/types'
 import type { LiveRunStore } from './live-runs'
 
 /** Runs worth following: agent replies in the main flow that have not ended. */
@@ -29,15 +36,18 @@ export type SettledRun = { runId: string; messageId: string; content: string; pa
 export type HistoryRefresher = (sessionId: string, settled?: SettledRun) => Promise<unknown>
 
 export type RunFollowerOptions = {
-  client: Pick<DaemonClient, 'openEvents'>
+  /** `getRun`, when given, is asked about a run whose stream connected again or could not be read. */
+  client: Pick<DaemonClient, 'openEvents'> & Partial<Pick<DaemonClient, 'getRun'>>
   live: LiveRunStore
   /** Called when a run ends (see HistoryRefresher). */
   refreshHistory: HistoryRefresher
   /** Reads one run's stream: on the page by default, or in the stream worker (worker-follow.ts). */
   follow?: FollowRun
+  /** A stream connected again after its connection was lost: the daemon answers again. */
+  onReconnect?: () => void
 }
 
-export function createRunFollower({ client, live, refreshHistory, follow: readStream = followRun }: RunFollowerOptions) {
+export function createRunFollower({ client, live, refreshHistory, follow: readStream = followRun, onReconnect }: RunFollowerOptions) {
   /** Followed runs by id, with the session they belong to. */
   const followed = new Map<string, { sessionId: string; controller: AbortController }>()
   /**
@@ -49,11 +59,30 @@ export function createRunFollower({ client, live, refreshHistory, follow: readSt
   async function follow(sessionId: string, reply: Message, signal: AbortSignal): Promise<void> {
     const runId = reply.run_id as string
     const lastEventId = live.begin(sessionId, runId, reply.content, reply.status, reply.parts)
+    /** The daemon's word on the run once the stream is back: one it has ended is history's to show. */
+    const confirm = async () => {
+      const status = await askRun(client, sessionId, runId, signal)
+      if (isRunEnded(status)) await refreshHistory(sessionId)
+    }
     try {
-      await readStream({ client, sessionId, runId, lastEventId, signal, onFrame: (frame) => live.frame(runId, frame) })
+      await readStream({
+        client,
+        sessionId,
+        runId,
+        lastEventId,
+        signal,
+        onFrame: (frame) => live.frame(runId, frame),
+        onLink: (state) => {
+          live.connection(runId, state)
+          if (state !== 'open') return
+          onReconnect?.()
+          void confirm()
+        },
+      })
     } catch (error) {
       if (isAbortError(error) || signal.aborted) return
-      live.fail(runId, streamError(error))
+      // The daemon says the run ended while its stream could not be read: history tells how.
+      if (!(error instanceof RunEnded)) live.fail(runId, streamError(error))
     }
     // The run ended (or the daemon no longer knows it): history has its persisted outcome. A
     // failed or cancelled run is always read: its error and retry classification are history's.
@@ -116,6 +145,26 @@ export function createRunFollower({ client, live, refreshHistory, follow: readSt
 }
 
 export type RunFollower = ReturnType<typeof createRunFollower>
+
+/**
+ * The run's status as the daemon tells it, or undefined when it cannot be asked now (no getRun,
+ * no answer within STREAM_IDLE_MS, a failure): the stream's own end settles the reply then.
+ */
+async function askRun(client: RunFollowerOptions['client'], sessionId: string, runId: string, signal: AbortSignal): Promise<RunStatus | undefined> {
+  if (!client.getRun || signal.aborted) return undefined
+  const controller = new AbortController()
+  const onAbort = () => controller.abort()
+  signal.addEventListener('abort', onAbort, { once: true })
+  const timer = setTimeout(() => controller.abort(), STREAM_IDLE_MS)
+  try {
+    return (await client.getRun(sessionId, runId, controller.signal)).status
+  } catch {
+    return undefined
+  } finally {
+    clearTimeout(timer)
+    signal.removeEventListener('abort', onAbort)
+  }
+}
 
 /** What a stream that could not be read to its end says on the reply. */
 function streamError(error: unknown): WireError {

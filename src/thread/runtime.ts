@@ -7,6 +7,7 @@
 import { v4 as uuidv4 } from 'uuid'
 import { createLiveRunStore, type LiveRunStore } from '../live/live-runs'
 import { createRunFollower, type HistoryRefresher, type RunFollower } from '../live/run-follower'
+import { createStopOutbox, type StopOutbox } from '../live/stop-outbox'
 import type { NetworkSource, WakeSource } from '../retry/browser'
 import { createRetryScheduler, type RetryScheduler } from '../retry/scheduler'
 import { createDrafts, type Drafts } from '../send/drafts'
@@ -26,6 +27,8 @@ export type ChatRuntime = {
   drafts: Drafts
   live: LiveRunStore
   follower: RunFollower
+  /** Stops the daemon could not hear when pressed, sent when it answers again. */
+  stops: StopOutbox
   retry: RetryScheduler
   /**
    * Clock for retry deadlines and timestamps; injected so tests can replace it. `fromDaemon`
@@ -92,13 +95,25 @@ export function createChatRuntime(
     if (message.kind === 'history') void refreshHistory(message.sessionId)
   })
   const live = createLiveRunStore({ store, clock, fromDaemon: clock.fromDaemon })
+  const stops = createStopOutbox({
+    store,
+    client,
+    locks,
+    clock,
+    onSent: (sid) => {
+      historyChanged(sid)
+      void refreshHistory(sid)
+    },
+  })
   return {
     client,
     store,
     outbox: createOutbox(store),
     drafts: createDrafts(store),
     live,
-    follower: createRunFollower({ client, live, refreshHistory, ...(follow ? { follow } : {}) }),
+    // A stream connected again is the daemon answering: the stops it could not hear go now.
+    follower: createRunFollower({ client, live, refreshHistory, onReconnect: () => stops.flush(), ...(follow ? { follow } : {}) }),
+    stops,
     retry: createRetryScheduler({
       client,
       clock,

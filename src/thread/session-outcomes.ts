@@ -1,7 +1,8 @@
 /**
  * What the session's polite live region says, as values: each outcome of a reply or a send once,
  * derived from what the view already holds (history, the outbox, the tier 2 schedulers, the live
- * store's tier 1 news) by comparing it with what was seen before. Pure: the announcer words it.
+ * store's news of tier 1, tool failures and connections) by comparing it with what was seen
+ * before. Pure: the announcer words it.
  */
 import type { LiveNews, Tier1Wait } from '../live/live-runs'
 import type { SessionRetries } from '../retry/scheduler'
@@ -30,6 +31,9 @@ export type Outcome =
   | { kind: 'tier1'; wait: Tier1Wait }
   /** A tool failed; the run goes on (said politely, once: not every step is news). */
   | { kind: 'toolFailed'; name: string; error: WireError | undefined }
+  /** A run's stream lost its connection (the run may go on), and it is back. */
+  | { kind: 'connectionLost' }
+  | { kind: 'reconnected' }
 
 /** What the region has seen: every reply's status, every send's state, tier 2's keys, the last news. */
 export type OutcomeMemory = {
@@ -119,9 +123,20 @@ export function nextOutcomes(memory: OutcomeMemory, { history, sends, retries, n
   let { newsSeq } = memory
   if (news && news.seq !== newsSeq) {
     newsSeq = news.seq
-    outcomes.push(news.kind === 'tier1' ? { kind: 'tier1', wait: news.wait } : { kind: 'toolFailed', name: news.name, error: news.error })
+    outcomes.push(newsOutcome(news))
   }
   return { memory: { replies, sends: sent, retry, newsSeq }, outcomes }
+}
+
+function newsOutcome(news: LiveNews): Outcome {
+  switch (news.kind) {
+    case 'tier1':
+      return { kind: 'tier1', wait: news.wait }
+    case 'toolFailed':
+      return { kind: 'toolFailed', name: news.name, error: news.error }
+    case 'connection':
+      return news.state === 'lost' ? { kind: 'connectionLost' } : { kind: 'reconnected' }
+  }
 }
 
 const isArming = (announcement: RetryAnnouncement): announcement is Arming =>

@@ -3,6 +3,7 @@
  * display text for the operator: the client words each from its `code` (src/i18n/describe-failure.ts).
  * An abort is not among them: leaving a state is a state change, never an error to show.
  */
+import type { RunStatus } from './types'
 
 /** The daemon answered with a non-2xx status and a `{ error, code }` body (or something unreadable). */
 export class RefusalError extends Error {
@@ -57,4 +58,18 @@ export function isAbortError(error: unknown): boolean {
     (error instanceof DOMException && error.name === 'AbortError') ||
     (error instanceof Error && error.name === 'AbortError')
   )
+}
+
+/**
+ * A run's stream could not be read to its end, and the daemon says the run has ended: its outcome
+ * is history's to tell (the reply is never guessed failed for a connection that broke).
+ */
+export class RunEnded extends Error {
+  override readonly name = 'RunEnded'
+  constructor(
+    readonly status: RunStatus,
+    message = `The run ended (${status}) while its stream could not be read.`,
+  ) {
+    super(message)
+  }
 }

@@ -3,9 +3,9 @@
  * worker-follow.ts). Failures cross as plain records and are rebuilt as the wire's error classes
  * on the page, so a stream read in the worker fails exactly as one read on the page would.
  */
-import { MalformedPayloadError, RefusalError, StreamFailure, TransportError } from './errors'
-import type { StreamFrame } from './types'
-import type { TerminalFrame } from './events'
+import { MalformedPayloadError, RefusalError, RunEnded, StreamFailure, TransportError } from './errors'
+import type { RunStatus, StreamFrame } from './types'
+import type { LinkState, TerminalFrame } from './events'
 
 /** Follow one run; `id` names this request in every answer. */
 type FollowRequest = {
@@ -27,11 +27,14 @@ export type WireFailure =
   | { kind: 'refusal'; status: number; code: string; message: string }
   | { kind: 'stream'; code: string | undefined; message: string }
   | { kind: 'transport'; message: string }
+  | { kind: 'ended'; status: RunStatus; message: string }
   | { kind: 'malformed'; endpoint: string; message: string }
   | { kind: 'other'; name: string; message: string }
 
 export type FromWorker =
   | { type: 'frames'; id: number; frames: StreamFrame[] }
+  /** The connection's state changed (after the frames before it). */
+  | { type: 'link'; id: number; state: LinkState }
   /** One answer's `Date` header, for the page's estimate of the daemon's clock. */
   | { type: 'clock'; date: string | null; sentAt: number; receivedAt: number }
   | { type: 'end'; id: number; terminal: TerminalFrame }
@@ -42,6 +45,7 @@ export function toFailure(error: unknown): WireFailure {
   if (error instanceof RefusalError) return { kind: 'refusal', status: error.status, code: error.code, message: error.message }
   if (error instanceof StreamFailure) return { kind: 'stream', code: error.code, message: error.message }
   if (error instanceof TransportError) return { kind: 'transport', message: error.message }
+  if (error instanceof RunEnded) return { kind: 'ended', status: error.status, message: error.message }
   if (error instanceof MalformedPayloadError) return { kind: 'malformed', endpoint: error.endpoint, message: error.message }
   if (error instanceof Error) return { kind: 'other', name: error.name, message: error.message }
   return { kind: 'other', name: 'Error', message: String(error) }
@@ -56,6 +60,8 @@ export function fromFailure(failure: WireFailure): Error {
       return new StreamFailure(failure.code, failure.message)
     case 'transport':
       return new TransportError(failure.message)
+    case 'ended':
+      return new RunEnded(failure.status, failure.message)
     case 'malformed': {
       const error = new MalformedPayloadError(failure.endpoint, '')
       error.message = failure.message

@@ -1,8 +1,9 @@
 /**
  * The stream worker's side: follows runs for the page with the same `followRun` the page would
- * use (reattaching with `Last-Event-ID`, backing off, giving up with `stream_ended`), and hands
- * the frames over in batches (frame-batch.ts). Reading the network and parsing the event stream
- * here keeps thousands of small tasks a second off the page's main thread while a reply streams.
+ * use (reattaching with `Last-Event-ID`, backing off, dropping a connection silent for too long),
+ * and hands the frames over in batches (frame-batch.ts) with the connection's state between them.
+ * Reading the network and parsing the event stream here keeps thousands of small tasks a second
+ * off the page's main thread while a reply streams.
  */
 import { createFrameBatcher } from './frame-batch'
 import { followRun } from './events'
@@ -61,6 +62,11 @@ export function serveStreams(port: HostPort, { fetch: fetchImpl, gapMs = BATCH_G
       runId: message.runId,
       signal: controller.signal,
       onFrame: (frame) => batcher.push(frame),
+      // The frames held go first: the page hears of the connection in the order it happened.
+      onLink: (state) => {
+        batcher.flush()
+        port.postMessage({ type: 'link', id, state })
+      },
       ...(message.lastEventId === undefined ? {} : { lastEventId: message.lastEventId }),
       ...(message.maxReattach === undefined ? {} : { maxReattach: message.maxReattach }),
       ...(message.maxLagged === undefined ? {} : { maxLagged: message.maxLagged }),

@@ -74,6 +74,7 @@ export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = fol
     if (message.type === 'clock') return daemonClock.observe(message.date, message.sentAt, message.receivedAt)
     const entry = pending.get(message.id)
     if (!entry) return
+    if (message.type === 'link') return entry.options.onLink?.(message.state)
     if (message.type === 'frames') {
       for (const frame of message.frames) {
         entry.lastEventId = frame.id

@@ -18,7 +18,8 @@ type Spoken = { seq: number; outcomes: Outcome[]; at: number }
 /**
  * The session's polite live region. It speaks each outcome once (see `nextOutcomes`): a reply
  * complete, stopped or failed (with its countdown when tier 2 armed), a hand regenerate, a send
- * parked as not sent, a tier 2 cancel or refusal, each tier 1 wait; never a countdown's tick and
+ * parked as not sent, a tier 2 cancel or refusal, each tier 1 wait, a stream's connection lost and
+ * back; never a countdown's tick and
  * never what had already ended when the session was opened.
  *
  * It reads the moment after the view has fed history to the core (a zero-delay timer after the
@@ -83,6 +84,10 @@ function wordOutcome(t: TFunction, outcome: Outcome, at: number, lng: string): s
       return t('tier1.announce', { cause: tier1Cause(t, outcome.wait.code), attempt: outcome.wait.attempt, max: outcome.wait.maxAttempts })
     case 'toolFailed':
       return t('announce.toolFailed', { name: outcome.name, reason: describeFailure(t, failureOfWireError(outcome.error)).text })
+    case 'connectionLost':
+      return t('announce.connectionLost')
+    case 'reconnected':
+      return t('announce.reconnected')
   }
 }
 

@@ -1,6 +1,8 @@
 import { useId, useState, type ReactNode, type Ref } from 'react'
 import { useTranslation } from 'react-i18next'
+import type { LinkState } from '../../wire/events'
 import type { Message } from '../../wire/types'
+import { ConnectionStatus } from './connection-status'
 import { FailureNotice } from './failure-notice'
 import { explainedClass } from '../../thread/reply-state'
 import { CopyButton } from '../../markdown/copy-button'
@@ -13,9 +15,14 @@ import { StreamingCaret } from './streaming-caret'
 
 /**
  * A reply as shown: history's record, with what the live stream timed of its first reasoning
- * (browser clock) while it was watched; the record carries no time for reasoning.
+ * (browser clock) while it was watched (the record carries no time for reasoning), and its
+ * stream's connection while that is lost.
  */
-export type ShownReply = Message & { reasoningStartedAt?: number | undefined; reasoningEndedAt?: number | undefined }
+export type ShownReply = Message & {
+  reasoningStartedAt?: number | undefined
+  reasoningEndedAt?: number | undefined
+  connection?: Exclude<LinkState, 'open'> | undefined
+}
 
 export type AgentReplyProps = {
   message: ShownReply
@@ -113,6 +120,7 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
       {status === 'streaming' ? tier1 : null}
       {status === 'failed' ? <FailureNotice error={message.error} retryClass={explainedClass(message)} /> : null}
       {retry}
+      {active && message.connection ? <ConnectionStatus state={message.connection} runId={message.run_id} /> : null}
       <div className="message__actions">
         {active && onStop ? (
           <button type="button" className="button button--stop" onClick={onStop} disabled={busy}>
