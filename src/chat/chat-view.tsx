@@ -86,6 +86,8 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
           busy={(message.run_id !== undefined && state.stopping.has(message.run_id)) || (anchorId !== undefined && state.regenerating.has(anchorId))}
           onStop={thread.stop}
           onRegenerate={thread.regenerate}
+          onRetryNow={thread.retryNow}
+          onCancelRetry={thread.cancelRetry}
           onLoadOutput={thread.loadToolOutput}
           approval={approval}
         />

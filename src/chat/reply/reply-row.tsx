@@ -21,6 +21,9 @@ export type ReplyRowProps = {
   busy: boolean
   onStop: (runId: string) => void
   onRegenerate: (anchorId: string) => void
+  /** Tier 2's own actions on this reply's anchor (stable, as the others). */
+  onRetryNow: (anchorId: string) => void
+  onCancelRetry: (anchorId: string) => void
   /** Reads a tool's whole output (stable: the row is memoized). */
   onLoadOutput: LoadToolOutput
   /** The controls of a tool waiting for approval (stable, as onLoadOutput). */
@@ -33,8 +36,8 @@ export type ReplyRowProps = {
  * Each of its actions says where focus goes next (see reply-focus.ts): Stop and Cancel retry to
  * its Regenerate, Retry now to the retry line, Regenerate to the reply that replaces it.
  */
-export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, followers, busy, onStop, onRegenerate, onLoadOutput, approval }: ReplyRowProps) {
-  const { retry, clock, live: liveRuns } = useChatRuntime()
+export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, followers, busy, onStop, onRegenerate, onRetryNow, onCancelRetry, onLoadOutput, approval }: ReplyRowProps) {
+  const { clock, live: liveRuns } = useChatRuntime()
   const anchorId = message.reply_to
   const { shown, retry: view, canRegenerate } = replyState(message, useLiveRun(message.run_id), useRetryFor(sessionId, anchorId), clock.now())
   const [refs] = useState<ReplyFocusRefs>(() => ({ article: createRef(), regenerate: createRef(), retryLine: createRef() }))
@@ -57,7 +60,7 @@ export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, fo
           anchorId
             ? () => {
                 focus.ask('retry')
-                retry.retryNow(sessionId, anchorId)
+                onRetryNow(anchorId)
               }
             : undefined
         }
@@ -65,7 +68,7 @@ export const ReplyRow = memo(function ReplyRow({ sessionId, message, earlier, fo
           anchorId
             ? () => {
                 focus.ask('regenerate')
-                retry.cancel(sessionId, anchorId)
+                onCancelRetry(anchorId)
               }
             : undefined
         }
