@@ -46,20 +46,34 @@ export function mergeLedgers(a: readonly LedgerEntry[], b: readonly LedgerEntry[
   for (const entry of [...a, ...b]) {
     const known = byId.get(entry.id)
     if (!known) {
-      byId.set(entry.id, entry)
+      byId.set(entry.id, canonical(entry))
       continue
     }
-    const first = entry.at < known.at ? entry : known
-    const merged: LedgerEntry = { ...first }
-    if (known.seen || entry.seen) merged.seen = true
     const notified = known.notified === 'shown' || entry.notified === 'shown' ? 'shown' : (known.notified ?? entry.notified)
-    if (notified) merged.notified = notified
-    byId.set(entry.id, merged)
+    byId.set(entry.id, canonical({ ...(entry.at < known.at ? entry : known), seen: known.seen === true || entry.seen === true, notified }))
   }
   return [...byId.values()].sort((x, y) => x.at - y.at || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)).slice(-LEDGER_LIMIT)
 }
 
-const sameLedger = (a: readonly LedgerEntry[], b: readonly LedgerEntry[]) => a.length === b.length && JSON.stringify(a) === JSON.stringify(b)
+/**
+ * The entry with its fields in one order and no empty flag: two tabs holding the same ledger
+ * write the same text, or each would take the other's copy for a different one and write back.
+ */
+function canonical(entry: LedgerEntry): LedgerEntry {
+  const { id, kind, sessionId, at, runId, toolCallId, tool, error, until, tools, seen, notified } = entry
+  const out: LedgerEntry = { id, kind, sessionId, at, runId }
+  if (toolCallId !== undefined) out.toolCallId = toolCallId
+  if (tool !== undefined) out.tool = tool
+  if (error !== undefined) out.error = { code: error.code, message: error.message }
+  if (until !== undefined) out.until = until
+  if (tools !== undefined) out.tools = tools
+  if (seen === true) out.seen = true
+  if (notified !== undefined) out.notified = notified
+  return out
+}
+
+const sameLedger = (a: readonly LedgerEntry[], b: readonly LedgerEntry[]) =>
+  a.length === b.length && JSON.stringify(a.map(canonical)) === JSON.stringify(b.map(canonical))
 
 /** The ledger entry of an event counted at `at`. */
 export function entryOf(event: AttentionEvent, at: number, seen: boolean): LedgerEntry {
@@ -140,7 +154,7 @@ export function createLedger({ store, locks }: { store: KeyedStore; locks: LockM
     /** The operator looked at `sessionId`: everything counted in it until now is seen. */
     markSeen(sessionId: string): void {
       if (!known.some((e) => e.sessionId === sessionId && !e.seen)) return
-      change(known.map((e) => (e.sessionId === sessionId && !e.seen ? { ...e, seen: true } : e)))
+      change(known.map((e) => (e.sessionId === sessionId && !e.seen ? canonical({ ...e, seen: true }) : e)))
     },
     /**
      * Sessions gone from the daemon's list (deleted) cannot be looked at: their events, counted
@@ -148,11 +162,11 @@ export function createLedger({ store, locks }: { store: KeyedStore; locks: LockM
      */
     markGone(present: ReadonlySet<string>, before: number): void {
       const gone = (e: LedgerEntry) => !e.seen && e.at < before && !present.has(e.sessionId)
-      if (known.some(gone)) change(known.map((e) => (gone(e) ? { ...e, seen: true } : e)))
+      if (known.some(gone)) change(known.map((e) => (gone(e) ? canonical({ ...e, seen: true }) : e)))
     },
     /** The notifying tab's decision on one event. */
     settle(id: string, notified: 'shown' | 'skipped'): void {
-      if (known.some((e) => e.id === id && e.notified === undefined)) change(known.map((e) => (e.id === id ? { ...e, notified } : e)))
+      if (known.some((e) => e.id === id && e.notified === undefined)) change(known.map((e) => (e.id === id ? canonical({ ...e, notified }) : e)))
     },
     subscribe(listener: () => void): () => void {
       listeners.add(listener)
