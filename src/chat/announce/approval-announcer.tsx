@@ -30,7 +30,9 @@ export function ApprovalAnnouncer({ thread }: { thread: Thread }) {
   }, [tools, decisions])
   const text = spoken ? joinSentences(spoken.names.map((name) => t('announce.approvalWaiting', { name }))) : ''
   return (
-    <div className="visually-hidden" role="alert" aria-atomic="true">
+    // aria-live, not role="alert": the region is always there (so it is heard when it speaks), and
+    // an empty alert would read as an error on the page.
+    <div className="visually-hidden" aria-live="assertive" aria-atomic="true">
       {spoken ? <span key={spoken.seq}>{text}</span> : null}
     </div>
   )

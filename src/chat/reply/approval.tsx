@@ -7,6 +7,7 @@ import { approvalReason, approvalTakesFocus, keyActs } from '../../thread/approv
 import { decisionKey, decisionView, type DecisionView } from '../../thread/decisions'
 import type { Thread } from '../../thread/thread'
 import type { ToolDecision, WireError } from '../../wire/types'
+import { joinSentences } from '../announce/session-announcer'
 import { APPROVAL_ATTRIBUTE, approveButtonId, firstShowing, focusContext } from '../approval-focus'
 import { useChatRuntime } from '../runtime'
 import { useThreadState } from '../use-thread'
@@ -122,9 +123,7 @@ export function ApprovalControls({ tool, view, onDecide, takeFocus, buttonId }: 
 
   return (
     <div className="approval" role="group" aria-label={t('approval.label', { name })} {...{ [APPROVAL_ATTRIBUTE]: view.kind }}>
-      <p className="approval__question">
-        {t('approval.question', { name })} {tool.effect === 'write' ? t('approval.effectWrite') : t('approval.effectRead')}
-      </p>
+      <p className="approval__question">{joinSentences([t('approval.question', { name }), tool.effect === 'write' ? t('approval.effectWrite') : t('approval.effectRead')])}</p>
       {reason ? <p className="approval__reason">{t('approval.reason', { reason })}</p> : null}
       {status !== undefined ? (
         <p ref={statusLine} tabIndex={-1} className={`approval__status approval__status--${view.kind}`}>
