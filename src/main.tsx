@@ -6,6 +6,7 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './app/app'
 import { AppErrorBoundary } from './app/error-boundary'
+import { AttentionProvider } from './app/attention'
 import { createQueryClient, Providers } from './app/providers'
 import { createChatRuntime } from './thread/runtime'
 import { createAppI18n } from './i18n/setup'
@@ -42,7 +43,9 @@ async function boot() {
     <StrictMode>
       <AppErrorBoundary i18n={i18n}>
         <Providers i18n={i18n} queryClient={createQueryClient()} runtime={runtime}>
-          <App />
+          <AttentionProvider>
+            <App />
+          </AttentionProvider>
         </Providers>
       </AppErrorBoundary>
     </StrictMode>,

@@ -9,6 +9,8 @@ import { ShortcutsDialog } from '../chat/dialogs/shortcuts-dialog'
 import { useShortcuts } from '../chat/use-shortcuts'
 import { SessionErrorBoundary } from './error-boundary'
 import { LanguageSwitch } from './language-switch'
+import { useAttentionShell } from './attention'
+import { NotificationsSwitch } from './notifications-switch'
 import { NARROW_LAYOUT, useMediaQuery } from './use-media-query'
 import { useSessionRoute } from './use-session-route'
 import { neighbourOf } from '../thread/session-order'
@@ -28,6 +30,8 @@ const SimulatorPanel = __MOCK_DAEMON__ ? lazy(() => import('./simulator-panel'))
 export function App() {
   const { t } = useTranslation()
   const [sessionId, navigate] = useSessionRoute()
+  // Counted in the tab title, seen while looked at; a clicked notification opens its session.
+  useAttentionShell(sessionId, navigate)
   const narrow = useMediaQuery(NARROW_LAYOUT)
   const [panelWanted, setPanelWanted] = useState(false)
   // Widening the window shows the panel in place; the overlay state means nothing there.
@@ -113,6 +117,7 @@ export function App() {
         <button type="button" className="button app__shortcuts" aria-label={t('shortcuts.button')} title={t('shortcuts.button')} onClick={() => setShowShortcuts(true)}>
           <span aria-hidden="true">?</span>
         </button>
+        <NotificationsSwitch />
         <LanguageSwitch />
       </header>
       {showShortcuts ? <ShortcutsDialog onClose={() => setShowShortcuts(false)} /> : null}

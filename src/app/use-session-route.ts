@@ -8,7 +8,7 @@ function subscribe(listener: () => void) {
 }
 
 /** The session id the address carries (`/sessions/:id`), so reloads and links land on the same session. */
-function sessionIdFromPath(pathname: string): string | undefined {
+export function sessionIdFromPath(pathname: string): string | undefined {
   const match = PATTERN.exec(pathname)
   if (!match?.[1]) return undefined
   try {
