@@ -68,7 +68,7 @@ const never = () => () => {}
 const none = () => 0
 
 /** Events not seen yet, in every tab. */
-export function useAttentionCount(): number {
+function useAttentionCount(): number {
   const attention = useAttention()
   return useSyncExternalStore(attention?.subscribeCount ?? never, attention?.count ?? none, attention?.count ?? none)
 }

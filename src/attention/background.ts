@@ -15,7 +15,7 @@ import type { AttentionEvent } from './events'
 import { GLANCE_PAGE, glanceAt, nextGlances, type BoardReader, type Glance } from './glance'
 
 /** How stale the list may be before the watch asks for it; the list's own polling is 15 s. */
-export const BACKGROUND_POLL_MS = 20_000
+const BACKGROUND_POLL_MS = 20_000
 /** On waking, a list older than this is read again at once. */
 const WAKE_STALE_MS = 2_000
 /** Events counted before the list was asked for: a session missing from it is gone. */

@@ -15,7 +15,6 @@ import type { Message, MessageStatus, WireError } from '../wire/types'
 import { isActive } from '../wire/status'
 
 export const ATTENTION_KINDS = ['approval', 'finished', 'failed', 'paused', 'held'] as const
-export type AttentionKind = (typeof ATTENTION_KINDS)[number]
 
 /** One thing worth the operator's attention, in one session. */
 export type AttentionEvent =

@@ -17,7 +17,7 @@ import { ATTENTION_KINDS, type AttentionEvent } from './events'
 
 export const LEDGER_NAMESPACE = 'attention'
 /** Events kept; the oldest go first. An operator with this many unseen is told "(200)" either way. */
-export const LEDGER_LIMIT = 200
+const LEDGER_LIMIT = 200
 const LEDGER_LOCK = `${LOCK_PREFIX}attention.ledger`
 
 const entrySchema = z.object({
@@ -76,7 +76,7 @@ const sameLedger = (a: readonly LedgerEntry[], b: readonly LedgerEntry[]) =>
   a.length === b.length && JSON.stringify(a.map(canonical)) === JSON.stringify(b.map(canonical))
 
 /** The ledger entry of an event counted at `at`. */
-export function entryOf(event: AttentionEvent, at: number, seen: boolean): LedgerEntry {
+function entryOf(event: AttentionEvent, at: number, seen: boolean): LedgerEntry {
   const entry: LedgerEntry = { id: event.id, kind: event.kind, sessionId: event.sessionId, at, runId: event.runId }
   if (event.kind === 'approval') Object.assign(entry, { toolCallId: event.toolCallId, tool: event.tool })
   if (event.kind === 'failed' && event.error) entry.error = { code: event.error.code, message: event.error.message }
@@ -88,8 +88,6 @@ export function entryOf(event: AttentionEvent, at: number, seen: boolean): Ledge
 
 /** Events not yet seen: the tab title's count. */
 export const unseenCount = (entries: readonly LedgerEntry[]): number => entries.filter((e) => !e.seen).length
-
-export type Ledger = ReturnType<typeof createLedger>
 
 export function createLedger({ store, locks }: { store: KeyedStore; locks: LockManagerLike }) {
   const slot = store.slot(LEDGER_NAMESPACE, 'v1', ledgerSchema)

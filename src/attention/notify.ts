@@ -85,7 +85,7 @@ export function lookingSlot(store: KeyedStore) {
 }
 
 /** How old an event may be when the notifying tab first decides on it and still be notified. */
-export const NOTIFY_WITHIN_MS = 5 * 60_000
+const NOTIFY_WITHIN_MS = 5 * 60_000
 
 export type NotifyContext = {
   /** The operator's switch is on and the browser allows notifications. */
