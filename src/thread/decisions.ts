@@ -30,7 +30,7 @@ import { TOOL_DECISIONS, type ToolDecision, type WireError } from '../wire/types
  * - `failed`: it could not be delivered (network, the daemon unavailable): the operator may send it again.
  */
 const DECISION_STATES = ['sending', 'taken', 'conflict', 'refused', 'failed'] as const
-export type DecisionState = (typeof DECISION_STATES)[number]
+type DecisionState = (typeof DECISION_STATES)[number]
 
 const recordSchema = z.object({
   sessionId: z.string(),
@@ -50,10 +50,10 @@ const DECISION_NAMESPACE = 'decision'
 /** The records' keys, oldest first, so the oldest can be let go. */
 const DECISION_INDEX_NAMESPACE = 'decision-index'
 /** Records kept at most, besides those still on the wire: one matters only while its tool waits. */
-export const DECISION_LIMIT = 200
+const DECISION_LIMIT = 200
 
 /** The lock a decision holds while on the wire: one per tool call. */
-export const decisionLockName = (runId: string, toolCallId: string) => `${LOCK_PREFIX}decision.${runId}.${toolCallId}`
+const decisionLockName = (runId: string, toolCallId: string) => `${LOCK_PREFIX}decision.${runId}.${toolCallId}`
 
 /** A tool call's key in a session's decisions (tool call ids are the run's). */
 export const decisionKey = (runId: string, toolCallId: string) => `${runId}/${toolCallId}`
@@ -62,7 +62,7 @@ const storeKey = (sessionId: string, runId: string, toolCallId: string) =>
   `${encodeURIComponent(sessionId)}.${encodeURIComponent(runId)}.${encodeURIComponent(toolCallId)}`
 
 /** The other decision: what stands after a `decision_conflict`. */
-export const otherDecision = (decision: ToolDecision): ToolDecision => (decision === 'approve' ? 'deny' : 'approve')
+const otherDecision = (decision: ToolDecision): ToolDecision => (decision === 'approve' ? 'deny' : 'approve')
 
 /** The decisions of every session, in the keyed store. */
 export type DecisionBook = {

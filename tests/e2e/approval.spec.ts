@@ -11,6 +11,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { chromium, type BrowserContext, type Locator, type Page } from '@playwright/test'
 import type { DaemonServer } from '../../mocks/server'
+import type { ToolPart } from '../../src/wire/types'
 import { agentReplies, daemonState, expect, plan, startWith, test } from './robust-setup'
 
 const DECISION = /\/api\/v1\/sessions\/[^/]+\/runs\/[^/]+\/tools\/[^/]+\/decision$/
@@ -21,9 +22,9 @@ type Stack = { daemon: DaemonServer; appUrl: string }
 const decisions = (stack: Stack) => daemonState(stack).requests.filter((r) => r.method === 'POST' && DECISION.test(r.path))
 
 /** The daemon's `write_file` part of the session's reply. */
-function writeTool(stack: Stack) {
+function writeTool(stack: Stack): ToolPart | undefined {
   const reply = daemonState(stack).messages.find((m) => m.role === 'agent' && !m.superseded)
-  return reply?.parts?.find((p) => p.type === 'tool' && p.name === 'write_file')
+  return reply?.parts?.find((p): p is ToolPart => p.type === 'tool' && p.name === 'write_file')
 }
 
 const approvalOf = (page: Page): Locator => page.getByRole('group', { name: 'Approval of write_file' })
@@ -139,8 +140,8 @@ test('a page on another origin cannot approve: its request is refused 403 and th
   await expect(approvalOf(page)).toBeVisible({ timeout: 30_000 })
   const reply = daemonState(stack).messages.find((m) => m.role === 'agent')!
   const tool = writeTool(stack)!
-  expect(tool.type === 'tool' && tool.status).toBe('awaiting_approval')
-  const target = `${stack.daemon.url}/api/v1/sessions/${reply.session_id}/runs/${reply.run_id}/tools/${tool.type === 'tool' ? tool.tool_call_id : ''}/decision`
+  expect(tool.status).toBe('awaiting_approval')
+  const target = `${stack.daemon.url}/api/v1/sessions/${reply.session_id}/runs/${reply.run_id}/tools/${tool.tool_call_id}/decision`
 
   // A page somewhere else, whose script posts the decision the way a form would (no preflight).
   // Its name is made to resolve to this machine (as a DNS-rebinding page's would), so the browser
