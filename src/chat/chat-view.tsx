@@ -1,4 +1,4 @@
-import { useCallback, useRef } from 'react'
+import { useCallback, useMemo, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { RefusalError } from '../wire/errors'
 import { ComposerPanel } from './composer/composer-panel'
@@ -16,7 +16,8 @@ import { focusApproval } from './approval-focus'
 import { useChatRuntime } from './runtime'
 import { Transcript } from './transcript/transcript'
 import { SessionUsage } from './transcript/session-usage'
-import { transcriptText, type TranscriptItem } from '../thread/transcript-model'
+import { rowSeq, transcriptText, type TranscriptItem } from '../thread/transcript-model'
+import { GapRow } from './transcript/gap-row'
 import { useShortcuts } from './use-shortcuts'
 import { useThread, useThreadState } from './use-thread'
 import type { ThreadSnapshot } from '../thread/thread'
@@ -31,6 +32,7 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
   const thread = useThread(sessionId)
   const state: ThreadSnapshot = useThreadState(thread, (snapshot) => snapshot)
   const composerRef = useRef<HTMLTextAreaElement>(null)
+  const remoteFind = useMemo(() => ({ search: thread.search, held: thread.holds, reveal: thread.reveal }), [thread])
 
   // The session's shortcuts act on the reply at the end of the conversation, or go to the approval waiting.
   useShortcuts((id) => {
@@ -59,6 +61,8 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
 
   const { confirming, regenerateError, resendErrors } = state
   const renderItem = (item: TranscriptItem) => {
+    if (item.kind === 'gap')
+      return <GapRow start={item.gap.start} loading={state.loadingGaps.has(item.key)} onLoad={() => void (item.gap.start ? thread.loadEarlier() : thread.loadGap(item.key, 0))} />
     if (item.kind === 'operator') return <OperatorMessage content={item.message.content} delivery="sent" />
     if (item.kind === 'pending') {
       const id = item.entry.clientMessageId
@@ -113,7 +117,19 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
   return (
     <section className="chat">
       <SessionUsage thread={thread} />
-      <Transcript items={state.rows} itemKey={(item) => item.key} itemText={transcriptText} renderItem={renderItem} loading={state.phase === 'loading'} active={state.active} />
+      <Transcript
+        items={state.rows}
+        itemKey={rowKey}
+        itemText={transcriptText}
+        renderItem={renderItem}
+        loading={state.phase === 'loading'}
+        active={state.active}
+        gapOf={gapOf}
+        itemSeq={rowSeq}
+        onGapReached={thread.loadGap}
+        onViewing={thread.viewing}
+        remoteFind={remoteFind}
+      />
       {state.unreadable > 0 ? (
         <p className="failure failure__text chat__unreadable" role="status">
           {t('robust.unreadableMessages', { count: state.unreadable })}
@@ -125,3 +141,6 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
     </section>
   )
 }
+
+const rowKey = (item: TranscriptItem) => item.key
+const gapOf = (item: TranscriptItem) => (item.kind === 'gap' ? { key: item.key, count: item.gap.count } : undefined)

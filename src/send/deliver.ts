@@ -13,7 +13,7 @@ import type { Outbox, OutboxEntry, OutboxState } from './outbox'
 
 /** What sending needs of the runtime: the daemon, the outbox, the drafts, a clock and an id maker. */
 export type SendRuntime = {
-  client: Pick<DaemonClient, 'sendMessage' | 'listMessages'>
+  client: Pick<DaemonClient, 'sendMessage' | 'findByClientMessageId'>
   outbox: Outbox
   drafts: Drafts
   clock: { now(): number }
@@ -76,11 +76,15 @@ export async function deliver(runtime: SendRuntime, entry: OutboxEntry, { triedB
   return findOwn(runtime, entry)
 }
 
-/** Looks for the entry's message in history: the message, `null` when it is not there, `undefined` when history cannot be read. */
+/**
+ * Looks for the entry's message in history by its `client_message_id` (the daemon answers that
+ * without the session's whole history): the message, `null` when it is not there, `undefined`
+ * when the daemon cannot be asked.
+ */
 async function lookUp(runtime: SendRuntime, entry: OutboxEntry): Promise<Message | null | undefined> {
   let messages: Message[]
   try {
-    messages = await runtime.client.listMessages(entry.sessionId)
+    messages = await runtime.client.findByClientMessageId(entry.sessionId, entry.clientMessageId)
   } catch {
     return undefined
   }

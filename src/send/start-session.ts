@@ -10,7 +10,7 @@ import type { DaemonClient } from '../wire/http'
 import type { Session } from '../wire/types'
 import { newEntry, type SendRuntime } from './deliver'
 
-export type StartRuntime = SendRuntime & { client: Pick<DaemonClient, 'createSession' | 'listSessions' | 'sendMessage' | 'listMessages'> }
+export type StartRuntime = SendRuntime & { client: Pick<DaemonClient, 'createSession' | 'listSessions' | 'sendMessage' | 'findByClientMessageId'> }
 
 const untitledIds = (sessions: readonly Session[]) => new Set(sessions.filter((s) => s.title === '').map((s) => s.id))
 

@@ -13,9 +13,10 @@ import { newEntry, resumeSends, sendEntry, takeBack, type SendHooks, type SendOu
 import type { OutboxEntry } from '../send/outbox'
 import type { Message, Usage } from '../wire/types'
 import { isActive } from '../wire/status'
-import { messagesQuery, refreshSession, showAcceptedSend } from './history'
+import { historyPager, loadPage, messagesQuery, refreshSession, releaseFarPages, showAcceptedSend } from './history'
+import { aroundRequest, gapRequest, gapsOf, hasEarlier, holds as holdsSeq, sinceOpened, type Gap, type PagedHistory, type Refresh } from './pages'
 import type { ChatRuntime } from './runtime'
-import { buildTranscript, regenerateImpact, type TranscriptItem } from './transcript-model'
+import { buildTranscript, regenerateImpact, withGaps, type TranscriptItem } from './transcript-model'
 import { overlay } from '../live/live-runs'
 import { settledUsage } from './usage'
 import { decide, decisionBookOf, resumeDecisions, type DecisionRecord } from './decisions'
@@ -30,10 +31,20 @@ export type ThreadSnapshot = {
   /** `loading` until the first read; `error` when the last read failed and nothing is held. */
   phase: 'loading' | 'ready' | 'error'
   error: unknown
-  /** The session's history as read (superseded included), with sends shown from their receipts. */
+  /**
+   * The session's history (superseded included) from where it stood when it was opened, with
+   * sends shown from their receipts: its end, which the core and the announcers work on. Pages read
+   * above it as the operator scrolls are the session's past and only in `rows` (pages.ts).
+   */
   messages: readonly Message[]
-  /** The rows the transcript shows, oldest first. */
+  /** The rows the transcript shows, oldest first, with a `gap` row where messages are not held. */
   rows: readonly TranscriptItem[]
+  /** Messages before the first held are still to be read (the transcript's "Load earlier"). */
+  hasEarlier: boolean
+  /** The page before the first held is being read. */
+  loadingEarlier: boolean
+  /** Gaps (by key) whose page is being read. */
+  loadingGaps: ReadonlySet<string>
   /** This session's sends the daemon has not confirmed (sending, or parked as not sent). */
   pending: readonly OutboxEntry[]
   /** Records of the last read that could not be understood and were skipped. */
@@ -42,7 +53,7 @@ export type ThreadSnapshot = {
   active: boolean
   /** The runs of the main flow still going (their usage grows on the stream), newest last. */
   activeRuns: readonly string[]
-  /** What the session's ended runs spent, superseded and failed ones included. */
+  /** What the session's ended runs spent since it was opened, superseded and failed ones included. */
   spent: Usage | undefined
   /** Runs whose Stop is on the wire, and anchors whose regenerate is. */
   stopping: ReadonlySet<string>
@@ -73,8 +84,12 @@ const NO_TOOLS: readonly AwaitingTool[] = []
  */
 export function createThread(runtime: ChatRuntime, queryClient: QueryClient, sessionId: string) {
   const listeners = new Set<() => void>()
+  historyPager(queryClient, runtime.client, sessionId)
   const observer = new QueryObserver(queryClient, messagesQuery(runtime, sessionId))
-  let result: QueryObserverResult<Message[]> = observer.getCurrentResult()
+  let result: QueryObserverResult<PagedHistory> = observer.getCurrentResult()
+  let loadingGaps: ReadonlySet<string> = NONE
+  /** A seq the view was sent to (a find hit): its page stays until the view shows it. */
+  let revealing: number | undefined
   let pending = sessionEntries(runtime.outbox.entries(), sessionId)
   let actions = {
     stopping: NONE,
@@ -91,7 +106,9 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
   let fedHistory: readonly Message[] | undefined
 
   function build(): ThreadSnapshot {
-    const messages = result.data ?? EMPTY
+    const history = result.data
+    const messages = history ? sinceOpened(history) : EMPTY
+    const gaps = history ? gapsOf(history) : []
     const phase = result.data ? 'ready' : result.isError ? 'error' : 'loading'
     const running = messages.flatMap((m) => (m.role === 'agent' && !m.superseded && isActive(m.status) && m.run_id ? [m.run_id] : []))
     // The same list while it holds the same runs, so a view selecting it re-renders when they change.
@@ -101,9 +118,12 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
       phase,
       error: result.error,
       messages,
-      rows: buildTranscript(messages, pending),
+      rows: withGaps(buildTranscript(history?.messages ?? EMPTY, pending), gaps),
+      hasEarlier: history ? hasEarlier(history) : false,
+      loadingEarlier: gaps[0]?.start === true && loadingGaps.has(gaps[0].key),
+      loadingGaps,
       pending,
-      unreadable: result.data ? runtime.client.unreadableCount(sessionId) : 0,
+      unreadable: history?.skipped ?? 0,
       active: activeRuns.length > 0,
       activeRuns,
       spent: settledUsage(messages),
@@ -131,12 +151,12 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
 
   /** Every read of history goes to the core: follow what is running, arm or settle tier 2. */
   function feed(): void {
-    const history = result.data
+    const history = result.data ? sinceOpened(result.data) : undefined
     if (!history || history === fedHistory) return
     fedHistory = history
     runtime.follower.watch(sessionId, history)
     runtime.retry.feed(sessionId, history)
-    reconcileOutbox(history)
+    reconcileOutbox(result.data?.messages ?? history)
   }
 
   /**
@@ -173,14 +193,27 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
           run,
           at: runtime.clock.now(),
         })
-      return shown ? undefined : refreshSession(queryClient, entry.sessionId)
+      return shown ? undefined : refreshSession(queryClient, entry.sessionId, undefined, { kind: 'ended' })
     },
   }
   /** After a stop or regenerate: this tab and the others read the session again. */
-  const settle = () => {
+  const settle = (refresh: Refresh) => {
     runtime.historyChanged(sessionId)
-    return refreshSession(queryClient, sessionId)
+    return refreshSession(queryClient, sessionId, undefined, refresh)
   }
+
+  /** Reads the page `request` for the gap `key`, saying so in the snapshot while it is read. */
+  function readGap(key: string, request: Parameters<typeof loadPage>[2]): Promise<boolean> {
+    if (loadingGaps.has(key)) return Promise.resolve(false)
+    loadingGaps = withItem(loadingGaps, key)
+    changed()
+    return loadPage(queryClient, sessionId, request).finally(() => {
+      loadingGaps = withoutItem(loadingGaps, key)
+      changed()
+    })
+  }
+
+  const gapOf = (key: string): Gap | undefined => (result.data ? gapsOf(result.data).find((gap) => gap.key === key) : undefined)
 
   function dispatchRegenerate(anchorId: string): void {
     // The operator has taken over: in every tab, the countdown of this anchor is over.
@@ -191,7 +224,7 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
       .catch((error: unknown) => setActions({ regenerateError: { anchorId, error } }))
       .finally(() => {
         setActions({ regenerating: withoutItem(actions.regenerating, anchorId) })
-        void settle()
+        void settle({ kind: 'regenerated', anchorId })
       })
   }
 
@@ -224,7 +257,7 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
           const next = sessionEntries(runtime.outbox.entries(), sessionId)
           if (sameEntries(next, pending)) return
           pending = next
-          if (result.data) reconcileOutbox(result.data)
+          if (result.data) reconcileOutbox(result.data.messages)
           changed()
         })
         result = observer.getCurrentResult()
@@ -298,7 +331,7 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
         .stop(sessionId, runId)
         .finally(() => {
           setActions({ stopping: withoutItem(actions.stopping, runId) })
-          void settle()
+          void settle({ kind: 'ended' })
         })
     },
 
@@ -307,8 +340,12 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
      * question (the snapshot's `confirming`); replacing just this reply is not.
      */
     regenerate(anchorId: string): void {
-      const impact = regenerateImpact(snapshot.messages, anchorId)
-      if (impact.operator > 0) setActions({ confirming: { anchorId, count: impact.replaced } })
+      const held = result.data?.messages ?? snapshot.messages
+      const impact = regenerateImpact(held, anchorId)
+      // Messages not held after the anchor are replaced too, and may hold operator messages.
+      const anchorSeq = held.find((m) => m.id === anchorId)?.seq
+      const unheld = anchorSeq === undefined || !result.data ? 0 : gapsOf(result.data).reduce((n, gap) => (gap.lo > anchorSeq ? n + gap.count : n), 0)
+      if (impact.operator > 0 || unheld > 0) setActions({ confirming: { anchorId, count: impact.replaced + unheld } })
       else dispatchRegenerate(anchorId)
     },
     confirmRegenerate(): void {
@@ -356,6 +393,51 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
 
     /** Reads history again after a failed read. */
     reload: () => void observer.refetch(),
+
+    /** Reads the page before the first held message (the transcript's "Load earlier"). */
+    loadEarlier(): Promise<boolean> {
+      const first = result.data ? gapsOf(result.data)[0] : undefined
+      return first?.start ? readGap(first.key, gapRequest(first, 1)) : Promise.resolve(false)
+    },
+
+    /**
+     * The view has reached the gap `key`, at `at` of its height (0 its top, 1 its bottom): reads the
+     * page there (pages.ts `gapRequest`). Once per gap while its read is under way.
+     */
+    loadGap(key: string, at: number): Promise<boolean> {
+      const gap = gapOf(key)
+      return gap ? readGap(key, gapRequest(gap, at)) : Promise.resolve(false)
+    },
+
+    /**
+     * What the view shows, as the seqs of its first and last rows: pages far from it are let go
+     * (and read again when the view comes back), the newest page always kept.
+     */
+    viewing(lo: number, hi: number): void {
+      if (revealing !== undefined) {
+        // The view is on its way to a find hit: nothing is let go until it gets there.
+        if (revealing < lo || revealing > hi) return
+        revealing = undefined
+      }
+      releaseFarPages(queryClient, sessionId, lo, hi)
+    },
+
+    /** Whether the message at `seq` is held (its page read). */
+    holds: (seq: number): boolean => (result.data ? holdsSeq(result.data, seq) : false),
+
+    /** Find in session beyond what is held: the daemon's search (content, reasoning, tools). */
+    search: (q: string, limit: number, signal?: AbortSignal) => runtime.client.searchMessages(sessionId, q, limit, signal),
+
+    /**
+     * Makes sure the message at `seq` is held (a find hit in a page not read): reads the page
+     * around it. Resolves true once it is held, false when it could not be read.
+     */
+    async reveal(seq: number): Promise<boolean> {
+      revealing = seq
+      if (thread.holds(seq)) return true
+      const gap = result.data ? gapsOf(result.data).find((g) => g.lo <= seq && seq <= g.hi) : undefined
+      return readGap(gap?.key ?? `seq:${seq}`, aroundRequest(seq))
+    },
 
     /**
      * The session's shortcuts act on the reply at the end of the conversation: Stop or Cancel

@@ -4,11 +4,16 @@
  */
 import type { Message } from '../wire/types'
 import type { OutboxEntry } from '../send/outbox'
+import type { Gap } from './pages'
 
 export type TranscriptItem =
   | { kind: 'operator'; key: string; message: Message }
   | { kind: 'pending'; key: string; entry: OutboxEntry }
   | { kind: 'agent'; key: string; message: Message; earlier: Message[]; followers: Record<string, Message[]>; isLatest: boolean }
+  | GapItem
+
+/** Messages not held between two rows (or before the first): the view stands in for them and reads them when it reaches them. */
+export type GapItem = { kind: 'gap'; key: string; gap: Gap }
 
 /**
  * What identifies a reply on screen: its run. A reply shown from a send's receipt has a stand-in
@@ -155,6 +160,36 @@ function extendRows(base: HistoryItems | undefined, messages: readonly Message[]
   }
 }
 
+/**
+ * The rows with the gaps of a paged history laid between them, by seq: a gap goes before the
+ * first row past it. Rows are built over the messages held as one history, so a reply whose
+ * earlier versions lie in a page not held shows them once that page is read (and a superseded
+ * operator message at the top of a page, whose replaced reply is in the page before, is shown
+ * from then on too).
+ */
+export function withGaps(rows: readonly TranscriptItem[], gaps: readonly Gap[]): readonly TranscriptItem[] {
+  if (gaps.length === 0) return rows
+  const out: TranscriptItem[] = []
+  let next = 0
+  for (const row of rows) {
+    const seq = row.kind === 'operator' || row.kind === 'agent' ? row.message.seq : undefined
+    // Rows without a seq (sends shown from a receipt, the outbox) are at the end, past every gap.
+    while (next < gaps.length && (seq === undefined || seq > gaps[next]!.hi)) out.push(gapItem(gaps[next++]!))
+    out.push(row)
+  }
+  while (next < gaps.length) out.push(gapItem(gaps[next++]!))
+  return out
+}
+
+function gapItem(gap: Gap): GapItem {
+  return { kind: 'gap', key: gap.key, gap }
+}
+
+/** The seq of the message a row shows, when it has one. */
+export function rowSeq(item: TranscriptItem): number | undefined {
+  return item.kind === 'operator' || item.kind === 'agent' ? item.message.seq : undefined
+}
+
 /** Messages a regenerate from `anchorId` would supersede, and how many of them are operator messages. */
 export function regenerateImpact(messages: readonly Message[], anchorId: string): { replaced: number; operator: number } {
   const main = messages.filter((m) => !m.superseded)
@@ -169,6 +204,7 @@ export function regenerateImpact(messages: readonly Message[], anchorId: string)
  * for a reply, its reasoning and its tools' names and inputs too (as the daemon's search does).
  */
 export function transcriptText(item: TranscriptItem): string {
+  if (item.kind === 'gap') return ''
   if (item.kind === 'pending') return item.entry.content
   if (item.kind === 'operator') return item.message.content
   return [item.message, ...item.earlier].map(replyText).join('\n')

@@ -11,8 +11,12 @@ afterEach(() => vi.useRealTimers())
 
 const user = () => userEvent.setup({ delay: null })
 
-/** The daemon's answers to GET …/sessions/:sid/messages so far: the history reads of a session. */
-const historyReads = (sid: string) => daemon.state().requests.filter((r) => r.method === 'GET' && r.path.endsWith(`/sessions/${sid}/messages`))
+/**
+ * The daemon's answers to GET …/sessions/:sid/messages so far, whole or a page (`?limit`,
+ * `?before`, `?after`): the history reads of a session.
+ */
+const historyReads = (sid: string) =>
+  daemon.state().requests.filter((r) => r.method === 'GET' && new RegExp(`/sessions/${sid}/messages(\\?(limit|before|after)=|$)`).test(r.path))
 
 function lastAgentReply() {
   const replies = screen.getAllByRole('article', { name: 'Agent' })

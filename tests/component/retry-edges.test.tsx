@@ -60,10 +60,16 @@ function classifyFailuresAs(retry: (failed: Message) => RetryClassification): vo
   server.use(
     http.get<{ sid: string }>('*/api/v1/sessions/:sid/messages', ({ request, params }) => {
       daemon.record(request.method, request.url)
-      const result = daemon.listMessages(params.sid)
+      // Whole, or a page (`?limit`, `?before`, `?after`), as the client asks.
+      const query = new URL(request.url).searchParams
+      const paged = ['limit', 'before', 'after'].some((name) => query.has(name))
+      const result = paged
+        ? daemon.pageMessages(params.sid, { limit: query.get('limit') ?? undefined, before: query.get('before') ?? undefined, after: query.get('after') ?? undefined })
+        : daemon.listMessages(params.sid)
       if (!result.ok) return HttpResponse.json(result.refusal.body, { status: result.refusal.status })
-      for (const m of result.value) if (m.role === 'agent' && m.status === 'failed' && !m.superseded) m.retry = retry(m)
-      return HttpResponse.json({ messages: result.value })
+      const messages = Array.isArray(result.value) ? result.value : result.value.messages
+      for (const m of messages) if (m.role === 'agent' && m.status === 'failed' && !m.superseded) m.retry = retry(m)
+      return HttpResponse.json(Array.isArray(result.value) ? { messages } : result.value)
     }),
   )
 }
@@ -153,10 +159,15 @@ describe('wire values the schedule must not trust', () => {
     // schedule must still treat it as absent rather than as "never" or "now".
     const sid = createSession(daemon)
     const client = createDaemonClient({ baseUrl: DAEMON_ORIGIN })
-    const listMessages: typeof client.listMessages = async (...args) =>
-      (await client.listMessages(...args)).map((m): Message => (m.retry ? { ...m, retry: { ...m.retry, retry_after_until: value } } : m))
+    const odd = (m: Message): Message => (m.retry ? { ...m, retry: { ...m.retry, retry_after_until: value } } : m)
+    const listMessages: typeof client.listMessages = async (...args) => (await client.listMessages(...args)).map(odd)
+    // History is read in pages: each page is read the same way.
+    const listMessagesPage: typeof client.listMessagesPage = async (...args) => {
+      const page = await client.listMessagesPage(...args)
+      return { ...page, messages: page.messages.map(odd) }
+    }
     daemon.plan(['rate_limited'])
-    renderChat(sid, { runtime: createChatRuntime({ ...client, listMessages }, window.sessionStorage) })
+    renderChat(sid, { runtime: createChatRuntime({ ...client, listMessages, listMessagesPage }, window.sessionStorage) })
     await advance(10)
     await send('hi')
     await advance(20)

@@ -23,10 +23,12 @@ it('a send accepted while the first history read is in flight shows, and its fai
   server.use(
     http.get(
       '*/api/v1/sessions/:sid/messages',
-      async () => {
-        const before = daemon.listMessages(sid)
+      async ({ request }) => {
+        // The newest page, as the client reads a session it opens.
+        const limit = new URL(request.url).searchParams.get('limit') ?? undefined
+        const before = daemon.pageMessages(sid, { limit })
         await delay(300)
-        return HttpResponse.json({ messages: before.ok ? before.value : [] })
+        return HttpResponse.json(before.ok ? before.value : { messages: [], has_more: false })
       },
       { once: true },
     ),

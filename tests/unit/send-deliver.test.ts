@@ -47,13 +47,15 @@ function scripted(sends: Answer[], history: HistoryAnswer[] = []) {
     if (answer instanceof Error) throw answer
     return answer
   })
-  const listMessages = vi.fn(async (_sid: string): Promise<Message[]> => {
+  // A send's message is looked for by its client_message_id: each script answer is the history the
+  // lookup is answered from.
+  const listMessages = vi.fn(async (_sid: string, clientMessageId: string): Promise<Message[]> => {
     const answer = history.shift()
     if (!answer) throw new Error('unexpected history read')
     if (answer instanceof Error) throw answer
-    return answer
+    return answer.filter((m) => m.client_message_id === clientMessageId || (m.role === 'agent' && answer.some((o) => o.id === m.reply_to && o.client_message_id === clientMessageId)))
   })
-  const runtime: ChatRuntime = createChatRuntime({ ...client, sendMessage, listMessages }, storage as unknown as Storage)
+  const runtime: ChatRuntime = createChatRuntime({ ...client, sendMessage, findByClientMessageId: listMessages }, storage as unknown as Storage)
   let n = 0
   runtime.newId = () => `cid-${++n}`
   return { runtime, storage, sendMessage, listMessages }

@@ -13,6 +13,7 @@ import { createChatRuntime } from '../../src/thread/runtime'
 import { createThread, type Thread } from '../../src/thread/thread'
 import { createDaemonClient } from '../../src/wire/http'
 import type { CancelReceipt, Message, RegenerateReceipt, Session } from '../../src/wire/types'
+import { pageOf } from './history-pages'
 import { memoryBackend } from './memory-backend'
 
 const SID = 'ses_1'
@@ -40,11 +41,12 @@ afterEach(() => {
 
 function harness(history: Message[]) {
   const client = createDaemonClient({ baseUrl: 'http://daemon.test' })
-  const listMessages = vi.fn(async (_sid: string) => history)
+  // The thread reads history in pages: each read is one page of this history.
+  const listMessages = vi.fn(async (_sid: string, page: { limit?: number; before?: number; after?: number }) => pageOf(history, page))
   const regenerate = vi.fn(async (_sid: string, _anchor: string): Promise<RegenerateReceipt> => ({ run_id: 'run_new', superseded: [], queued: false }))
   const cancelRun = vi.fn(async (_sid: string, runId: string): Promise<CancelReceipt> => ({ run_id: runId, status: 'cancelled' }))
   const toolOutput = vi.fn(async (_sid: string, runId: string, toolCallId: string) => `all of ${toolCallId} in ${runId}`)
-  const runtime = createChatRuntime({ ...client, listMessages, regenerate, cancelRun, toolOutput }, memoryBackend())
+  const runtime = createChatRuntime({ ...client, listMessagesPage: listMessages, regenerate, cancelRun, toolOutput }, memoryBackend())
   const watch = vi.fn()
   const release = vi.fn()
   runtime.follower = { ...runtime.follower, watch, release }

@@ -3,7 +3,7 @@ import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { describeFailure, failureFromError } from '../../i18n/describe-failure'
 import type { Session } from '../../wire/types'
-import { chatKeys, messagesQuery } from '../../thread/history'
+import { chatKeys } from '../../thread/history'
 import { useCreateSession, useDeleteSession, useRenameSession, useSessions } from '../api/use-sessions'
 import { ConfirmDialog } from '../dialogs/confirm-dialog'
 import { sessionLabel } from '../../thread/session-label'
@@ -40,7 +40,8 @@ export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelP
       // Export is rare: its code loads when it is asked for, not with the page.
       const [{ download, exportFileName, sessionToJson, sessionToMarkdown }, messages] = await Promise.all([
         import('../../thread/export'),
-        queryClient.fetchQuery(messagesQuery(runtime, session.id)),
+        // The whole session: the transcript holds only the pages around its view.
+        runtime.client.listMessages(session.id),
       ])
       const at = runtime.clock.now()
       const name = exportFileName(sessionLabel(t, session), at, format)

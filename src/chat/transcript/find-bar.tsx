@@ -1,44 +1,116 @@
-import { memo, useId, useMemo, useState, type KeyboardEvent, type ReactNode } from 'react'
+import { memo, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
+
+/** Where find-in-session looks beyond the rows held: the daemon's search, by seq. */
+export type RemoteFind = {
+  search: (q: string, limit: number, signal?: AbortSignal) => Promise<{ hits: ReadonlyArray<{ seq: number }>; has_more: boolean }>
+  /** Whether the message at `seq` is held (then the rows say whether it matches). */
+  held: (seq: number) => boolean
+}
 
 export type FindBarProps<Item> = {
   items: readonly Item[]
   itemText: (item: Item) => string
+  /** The seq of the message a row shows, when it has one: matches go in that order. */
+  itemSeq?: (item: Item) => number | undefined
   /** Brings the row at `index` into view and marks it. */
   onReveal: (index: number) => void
+  /** Brings the message at `seq` into view once it is read (a daemon hit not held). */
+  onRevealSeq?: (seq: number) => void
   onClear: () => void
+  remote?: RemoteFind
 }
 
 /** The id of the find field, for the shortcut that focuses it. */
 export const FIND_INPUT_ID = 'find-in-session'
 
+/** Hits asked of the daemon at once. */
+const REMOTE_LIMIT = 50
+/** Typing this still is a query worth asking the daemon. */
+const REMOTE_QUIET_MS = 150
+
+/** A match: a row held (its index), or a daemon hit not held (its seq). */
+type Match = { index: number; seq: number | undefined } | { index: undefined; seq: number }
+
 /**
  * Find in session: the transcript is windowed, so the browser's find-in-page sees only the rows on
- * screen; this searches every message and scrolls to each match. Enter goes to the next match,
- * Shift+Enter to the previous one, Escape clears. Memoized: the transcript renders many times a
- * second while a reply streams, and the field has nothing new to show then.
+ * screen; this searches every row held and, for what is not held, asks the daemon, then scrolls to
+ * each match (reading the page of a hit not held). Enter goes to the next match, Shift+Enter to the
+ * previous one, Escape clears. Memoized: the transcript renders many times a second while a reply
+ * streams, and the field has nothing new to show then.
  */
-export const FindBar = memo(function FindBar<Item>({ items, itemText, onReveal, onClear }: FindBarProps<Item>) {
+export const FindBar = memo(function FindBar<Item>({ items, itemText, itemSeq, onReveal, onRevealSeq, onClear, remote }: FindBarProps<Item>) {
   const { t, i18n } = useTranslation()
   const [query, setQuery] = useState('')
-  const [current, setCurrent] = useState(-1)
+  // The match gone to, by what it is (its seq, or its row's index without one): rows come and go
+  // above it as pages are read.
+  const [current, setCurrent] = useState<{ seq: number | undefined; index: number } | undefined>()
+  const [found, setFound] = useState<{ needle: string; seqs: readonly number[]; more: boolean } | undefined>()
+  /** Enter pressed before the daemon answered: go once it does. */
+  const pendingGo = useRef<1 | -1 | undefined>(undefined)
   const statusId = useId()
   const needle = query.trim().toLocaleLowerCase(i18n.language)
-  const matches = useMemo(() => {
+  const local = useMemo(() => {
     if (!needle) return []
-    const found: number[] = []
+    const out: Array<{ index: number; seq: number | undefined }> = []
     items.forEach((item, index) => {
-      if (itemText(item).toLocaleLowerCase(i18n.language).includes(needle)) found.push(index)
+      if (itemText(item).toLocaleLowerCase(i18n.language).includes(needle)) out.push({ index, seq: itemSeq?.(item) })
     })
-    return found
-  }, [i18n.language, itemText, items, needle])
+    return out
+  }, [i18n.language, itemSeq, itemText, items, needle])
 
-  const go = (step: 1 | -1) => {
-    if (matches.length === 0) return
-    const next = current < 0 ? (step === 1 ? 0 : matches.length - 1) : (current + step + matches.length) % matches.length
-    setCurrent(next)
-    onReveal(matches[next] as number)
+  const searching = remote !== undefined && needle !== '' && found?.needle !== needle
+  useEffect(() => {
+    if (!remote || !needle) return
+    const controller = new AbortController()
+    const timer = setTimeout(() => {
+      remote
+        .search(needle, REMOTE_LIMIT, controller.signal)
+        .then(({ hits, has_more }) => setFound({ needle, seqs: hits.map((hit) => hit.seq), more: has_more }))
+        // Unreachable or refused: the rows held are what is searched.
+        .catch(() => {
+          if (!controller.signal.aborted) setFound({ needle, seqs: [], more: false })
+        })
+    }, REMOTE_QUIET_MS)
+    return () => {
+      clearTimeout(timer)
+      controller.abort()
+    }
+  }, [needle, remote])
+
+  const matches = useMemo((): Match[] => {
+    const seqs = found?.needle === needle && remote ? found.seqs.filter((seq) => !remote.held(seq)) : []
+    if (seqs.length === 0) return local
+    const merged: Match[] = [...local, ...seqs.map((seq) => ({ index: undefined, seq }))]
+    // By seq; rows without one (sends not confirmed) stay last, in their order.
+    return merged.sort((a, b) => (a.seq ?? Number.POSITIVE_INFINITY) - (b.seq ?? Number.POSITIVE_INFINITY) || (a.index ?? 0) - (b.index ?? 0))
+  }, [found, local, needle, remote])
+  const more = found?.needle === needle && found.more
+
+  const position = current === undefined ? -1 : matches.findIndex((m) => (current.seq !== undefined ? m.seq === current.seq : m.index === current.index))
+
+  const goTo = (next: number) => {
+    const match = matches[next] as Match
+    setCurrent({ seq: match.seq, index: match.index ?? -1 })
+    if (match.index !== undefined) onReveal(match.index)
+    else onRevealSeq?.(match.seq)
   }
+  const go = (step: 1 | -1) => {
+    if (matches.length === 0) {
+      if (searching) pendingGo.current = step
+      return
+    }
+    const next = position < 0 ? (step === 1 ? 0 : matches.length - 1) : (position + step + matches.length) % matches.length
+    goTo(next)
+  }
+  // The daemon answered after Enter: go as it asked.
+  useEffect(() => {
+    const step = pendingGo.current
+    if (step === undefined || searching) return
+    pendingGo.current = undefined
+    if (matches.length > 0) goTo(step === 1 ? 0 : matches.length - 1)
+  })
+
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
     if (event.nativeEvent.isComposing || event.keyCode === 229) return
     if (event.key === 'Enter') {
@@ -47,11 +119,12 @@ export const FindBar = memo(function FindBar<Item>({ items, itemText, onReveal, 
     } else if (event.key === 'Escape' && query) {
       event.preventDefault()
       setQuery('')
-      setCurrent(-1)
+      setCurrent(undefined)
+      pendingGo.current = undefined
       onClear()
     }
   }
-  const shown = current >= 0 && current < matches.length ? current + 1 : 0
+  const shown = position >= 0 ? position + 1 : 0
   return (
     <div className="find-bar" role="search">
       <label className="visually-hidden" htmlFor={FIND_INPUT_ID}>
@@ -66,14 +139,21 @@ export const FindBar = memo(function FindBar<Item>({ items, itemText, onReveal, 
         aria-describedby={needle ? statusId : undefined}
         onChange={(e) => {
           setQuery(e.target.value)
-          setCurrent(-1)
+          setCurrent(undefined)
+          pendingGo.current = undefined
           onClear()
         }}
         onKeyDown={onKeyDown}
       />
       {needle ? (
         <span id={statusId} className="find-bar__status" role="status">
-          {matches.length === 0 ? t('find.none') : t('find.count', { current: shown, total: matches.length })}
+          {matches.length === 0
+            ? searching
+              ? t('find.searching')
+              : t('find.none')
+            : more
+              ? t('find.countMore', { current: shown, total: matches.length })
+              : t('find.count', { current: shown, total: matches.length })}
         </span>
       ) : null}
       {needle && matches.length > 0 ? (

@@ -1,7 +1,8 @@
 import { defaultRangeExtractor, observeElementRect, useVirtualizer, type Range, type Virtualizer } from '@tanstack/react-virtual'
-import { memo, useCallback, useLayoutEffect, useRef, useState, type ReactNode } from 'react'
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import { FindBar } from './find-bar'
+import { FindBar, type RemoteFind } from './find-bar'
+import { gapHeights, MIN_GAP_PX, type LaidItem } from './gap-heights'
 
 export type TranscriptProps<Item> = {
   items: readonly Item[]
@@ -13,6 +14,19 @@ export type TranscriptProps<Item> = {
   loading: boolean
   /** A reply is still being written below. */
   active: boolean
+  /**
+   * The messages a row stands in for when it is a gap (not held): drawn at a height of their own
+   * (gap-heights.ts), and read when the view reaches them.
+   */
+  gapOf?: (item: Item) => { key: string; count: number } | undefined
+  /** The view has reached a gap, at `at` of its height (0 its top, 1 its bottom). */
+  onGapReached?: (key: string, at: number) => void
+  /** The seq of the message a row shows, when it has one. */
+  itemSeq?: (item: Item) => number | undefined
+  /** What the view shows once a scroll has settled, as the seqs of its first and last rows. */
+  onViewing?: (lo: number, hi: number) => void
+  /** Find beyond the rows held, and reading the page of a hit (resolves false when it could not be read). */
+  remoteFind?: RemoteFind & { reveal: (seq: number) => Promise<boolean> }
 }
 
 /** A first guess at a row's height, before it is measured. */
@@ -89,18 +103,55 @@ const withoutLayout = new WeakSet<object>()
  * Virtual's end anchoring keeps the end in view as rows are measured. Scrolling up releases it;
  * "Jump to latest" brings the operator back when something new arrives below. Find in session
  * reaches rows that are not in the DOM, which the browser's own find cannot.
+ *
+ * A session held in pages has gaps: each is one row as tall as the messages it stands for, so the
+ * scrollbar spans the whole session. The view asks for a gap's page when it reaches it, and a page
+ * that lands takes the place of the gap's part it fills at the same height (gap-heights.ts): the
+ * row under the eye stays where it is.
  */
-export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading, active }: TranscriptProps<Item>) {
+export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading, active, gapOf, onGapReached, itemSeq, onViewing, remoteFind }: TranscriptProps<Item>) {
   const { t } = useTranslation()
   const scrollRef = useRef<HTMLDivElement>(null)
-  const [match, setMatch] = useState<number>()
+  // The match and the focused row by key: rows come and go above them as pages are read.
+  const [match, setMatch] = useState<string>()
   // The row holding the focus stays mounted when it scrolls out of the window, so keyboard and
   // screen-reader focus is never dropped onto the page.
-  const [focusedRow, setFocusedRow] = useState<number>()
+  const [focusedKey, setFocusedKey] = useState<string>()
   // The instance of the last render: whether the log is scrolling picks the overscan, and whether
   // it has a layout the range (the same instance every render; it says it is scrolling before it
   // renders for it).
   const last = useRef<Virtualizer<HTMLDivElement, Element>>(undefined)
+
+  // Each gap's height, kept from one list of items to the next (see gap-heights.ts). Derived when
+  // the items change, before the virtualizer lays them out.
+  const laid = useRef<{ items: readonly Item[]; keys: LaidItem[]; heights: Map<string, number> }>(undefined)
+  if (laid.current?.items !== items) {
+    const keys = items.map((item): LaidItem => {
+      const gap = gapOf?.(item)
+      return gap ? { key: itemKey(item), count: gap.count } : { key: itemKey(item) }
+    })
+    const before = laid.current
+    const sizes = last.current?.itemSizeCache
+    const rowHeight = (key: string) => sizes?.get(key) ?? ESTIMATED_ROW_PX
+    const heights = keys.some((k) => k.count !== undefined)
+      ? gapHeights(
+          before && { items: before.keys, heightOf: (i) => (before.keys[i]!.count !== undefined ? (before.heights.get(before.keys[i]!.key) ?? 0) : rowHeight(before.keys[i]!.key)) },
+          keys,
+          rowHeight,
+          ESTIMATED_ROW_PX,
+        )
+      : new Map<string, number>()
+    // Whole pixels: a gap is measured as drawn, and a fraction would be read back as a change.
+    for (const [key, px] of heights) heights.set(key, Math.round(px))
+    laid.current = { items, keys, heights }
+  }
+  const gapHeight = (index: number) => {
+    const entry = laid.current?.keys[index]
+    return entry?.count !== undefined ? (laid.current?.heights.get(entry.key) ?? MIN_GAP_PX) : undefined
+  }
+  const indexOfKey = useMemo(() => new Map(items.map((item, index) => [itemKey(item), index])), [itemKey, items])
+  const focusedRow = focusedKey === undefined ? undefined : indexOfKey.get(focusedKey)
+
   const rangeExtractor = useCallback(
     (range: Range) => {
       if (last.current && withoutLayout.has(last.current)) return Array.from({ length: range.count }, (_, i) => i)
@@ -115,7 +166,7 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => ESTIMATED_ROW_PX,
+    estimateSize: (index) => gapHeight(index) ?? ESTIMATED_ROW_PX,
     getItemKey: (index) => itemKey(items[index] as Item),
     observeElementRect: observeRect,
     overscan: last.current?.isScrolling ? SCROLLING_OVERSCAN : OVERSCAN,
@@ -136,16 +187,42 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
   })
   last.current = virtualizer
   const atEnd = virtualizer.isAtEnd()
+  const virtualRows = virtualizer.getVirtualItems()
+
+  // Rows that mounted while the log scrolls are measured by a ResizeObserver, after the frame
+  // has been laid out with their estimated heights: a row below them would be seen at one place,
+  // then at another. Measured here instead, before the frame, all read first and then written.
+  const unmeasured = useRef(new Map<Element, number>())
+  const measureRow = useCallback(
+    (node: Element | null) => {
+      virtualizer.measureElement(node)
+      if (!node) return
+      const index = Number(node.getAttribute('data-index'))
+      const key = virtualizer.options.getItemKey(index)
+      if (!virtualizer.itemSizeCache.has(key)) unmeasured.current.set(node, index)
+    },
+    [virtualizer],
+  )
+  useLayoutEffect(() => {
+    const pending = unmeasured.current
+    if (pending.size === 0) return
+    const sizes = [...pending].filter(([node]) => node.isConnected).map(([node, index]) => [index, node.getBoundingClientRect().height] as const)
+    pending.clear()
+    for (const [index, size] of sizes) if (size > 0) virtualizer.resizeItem(index, size)
+  })
 
   // A window that changes size (a phone turned, the panel folded, zoom) re-wraps every row: one
   // that was reading the end stays at the end. Only the operator's own scrolling moves the pin
   // (a resize changes no scroll position, so it fires no scroll event).
   const pinned = useRef(true)
+  /** What a settled scroll does besides: the pin, the gaps in reach, what the view shows. */
+  const settled = useRef<() => void>(() => {})
   useLayoutEffect(() => {
     const element = scrollRef.current
     if (!element || typeof ResizeObserver === 'undefined') return
     const readPin = () => {
       pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight <= PIN_SLACK_PX
+      settled.current()
     }
     // Read once a scroll has ended, not on every scroll event: reading the scroll height there
     // forced a layout of the rows the virtualizer had just put in, on every step of a scroll.
@@ -170,6 +247,41 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
     }
   }, [virtualizer])
 
+  // The gaps in the window (their page is worth reading) and what the view shows. Without a
+  // layout (a test DOM) every row is in the window, and nothing is near or far.
+  const hasLayout = !withoutLayout.has(virtualizer)
+  const lookAround = () => {
+    if (!hasLayout || !scrollRef.current) return
+    const offset = virtualizer.scrollOffset ?? scrollRef.current.scrollTop
+    const height = virtualizer.scrollRect?.height ?? scrollRef.current.clientHeight
+    const middle = offset + height / 2
+    let lo: number | undefined
+    let hi: number | undefined
+    for (const row of virtualizer.getVirtualItems()) {
+      const item = items[row.index] as Item
+      const gap = gapOf?.(item)
+      if (gap) onGapReached?.(gap.key, Math.min(1, Math.max(0, (middle - row.start) / row.size)))
+      else if (row.end > offset && row.start < offset + height) {
+        const seq = itemSeq?.(item)
+        if (seq !== undefined) {
+          lo ??= seq
+          hi = seq
+        }
+      }
+    }
+    if (lo !== undefined && hi !== undefined) onViewing?.(lo, hi)
+  }
+  settled.current = lookAround
+  const windowKey = virtualRows.map((row) => row.key).join(' ')
+  useEffect(() => {
+    if (!hasLayout || !gapOf) return
+    const rendered = windowKey.split(' ')
+    if (!rendered.some((key) => key !== '' && laid.current?.heights.has(key))) return
+    lookAround()
+    // Run for each new window: `lookAround` reads the virtualizer as it is then.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [windowKey, hasLayout])
+
   // The history arrives at the end of the conversation, where the newest line is.
   const placed = useRef(false)
   useLayoutEffect(() => {
@@ -178,23 +290,60 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
     virtualizer.scrollToEnd()
   }, [items.length, loading, virtualizer])
 
-  // Rows there were when the operator last saw the end: more than that is news below.
-  const [seenRows, setSeenRows] = useState(items.length)
-  if (atEnd && seenRows !== items.length) setSeenRows(items.length)
-  const newBelow = !atEnd && (items.length > seenRows || active)
+  // The last row when the operator last saw the end: another last row is news below (rows read
+  // into the history above are not).
+  const lastKey = items.length > 0 ? itemKey(items[items.length - 1] as Item) : undefined
+  const [seenLast, setSeenLast] = useState(lastKey)
+  if (atEnd && seenLast !== lastKey) setSeenLast(lastKey)
+  const newBelow = !atEnd && (lastKey !== seenLast || active)
 
   const clearMatch = useCallback(() => setMatch(undefined), [])
   const reveal = useCallback(
     (index: number) => {
-      setMatch(index)
+      const item = items[index]
+      if (item === undefined) return
+      setMatch(itemKey(item))
       virtualizer.scrollToIndex(index, { align: 'center' })
     },
-    [virtualizer],
+    [itemKey, items, virtualizer],
   )
+
+  // A find hit in a page not held: its page is read, then the view goes to its row.
+  const [target, setTarget] = useState<number>()
+  const revealSeq = useCallback(
+    (seq: number) => {
+      setTarget(seq)
+      void remoteFind?.reveal(seq).then((ok) => {
+        if (!ok) setTarget((now) => (now === seq ? undefined : now))
+      })
+    },
+    [remoteFind],
+  )
+  useLayoutEffect(() => {
+    if (target === undefined || !itemSeq) return
+    // The row of that message, or the one before it that folds it (an earlier version).
+    let found: number | undefined
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i] as Item
+      if (gapOf?.(item)) continue
+      const seq = itemSeq(item)
+      if (seq === undefined || seq > target) break
+      found = i
+    }
+    if (found === undefined) return
+    const next = items[found + 1]
+    // A gap right after it may still hold the message itself: wait for the page.
+    if (next !== undefined && gapOf?.(next) && itemSeq(items[found] as Item) !== target) return
+    setTarget(undefined)
+    reveal(found)
+  }, [gapOf, itemSeq, items, reveal, target])
+
+  const hasGaps = laid.current.heights.size > 0
+  const remote = useMemo(() => (remoteFind && hasGaps ? remoteFind : undefined), [hasGaps, remoteFind])
 
   return (
     <div className="transcript-frame">
-      <FindBar items={items} itemText={itemText} onReveal={reveal} onClear={clearMatch} />
+      <FindBar items={items} itemText={itemText} itemSeq={itemSeq} onReveal={reveal} onRevealSeq={revealSeq} onClear={clearMatch} remote={remote} />
       <div
         ref={scrollRef}
         className="transcript"
@@ -208,22 +357,28 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
         }}
         onFocus={(event) => {
           const row = (event.target as Element).closest('[data-index]')
-          setFocusedRow(row ? Number(row.getAttribute('data-index')) : undefined)
+          const index = row ? Number(row.getAttribute('data-index')) : undefined
+          setFocusedKey(index === undefined || items[index] === undefined ? undefined : itemKey(items[index] as Item))
         }}
       >
         {loading ? <p className="muted">{t('app.loading')}</p> : null}
         {!loading && items.length === 0 ? <p className="muted">{t('transcript.empty')}</p> : null}
         <div ref={virtualizer.containerRef} className="transcript__content">
-          {virtualizer.getVirtualItems().map((row) => (
-            <div
-              key={row.key}
-              ref={virtualizer.measureElement}
-              data-index={row.index}
-              className={`transcript__row${row.index === items.length - 1 ? ' transcript__row--last' : ''}${row.index === match ? ' transcript__row--match' : ''}`}
-            >
-              <RowContent item={items[row.index]} render={renderItem} />
-            </div>
-          ))}
+          {virtualRows.map((row) => {
+            const height = gapHeight(row.index)
+            const key = String(row.key)
+            return (
+              <div
+                key={row.key}
+                ref={measureRow}
+                data-index={row.index}
+                className={`transcript__row${height !== undefined ? ' transcript__row--gap' : ''}${row.index === items.length - 1 ? ' transcript__row--last' : ''}${key === match ? ' transcript__row--match' : ''}`}
+                style={height !== undefined ? { height } : undefined}
+              >
+                <RowContent item={items[row.index]} render={renderItem} />
+              </div>
+            )
+          })}
         </div>
       </div>
       {newBelow ? (
