@@ -10,6 +10,7 @@ import { act, fireEvent, screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Language } from '../../src/i18n/resources'
+import { requestApprovalFocus } from '../../src/attention/approval-focus'
 import { KEY_GRACE_MS } from '../../src/thread/approvals'
 import { advance, advanceUntil, createSession, installFakeClock, renderChat, startMockDaemonForFile } from './harness'
 
@@ -196,6 +197,21 @@ describe('the approval and the keyboard', () => {
     await user().keyboard('{Enter}')
     // The buttons went away with the focus on them: it stays in the approval, on what it says now.
     expect(within(approval('en')!).getByText(/^(Approving…|Approved — waiting for the agent)$/)).toHaveFocus()
+    await advance(0)
+    expect(decisions()).toHaveLength(1)
+    await advanceUntil(() => lastStatus('en') === 'complete', 'the reply to complete')
+  })
+
+  it('a clicked notification of the tool brings focus to Approve, even while the operator types', async () => {
+    const { sid } = await askApproval('en', { typing: 'and then' })
+    expect(box('en')).toHaveFocus()
+    const reply = daemon.state().messages.find((m) => m.role === 'agent')!
+    const tool = reply.parts!.find((p) => p.type === 'tool')!
+    act(() => requestApprovalFocus({ sessionId: sid, runId: reply.run_id!, toolCallId: tool.type === 'tool' ? tool.tool_call_id : '' }))
+    const approve = within(approval('en')!).getByRole('button', { name: w.approve })
+    expect(approve).toHaveFocus()
+    // The operator asked to come here: Enter acts at once.
+    await user().keyboard('{Enter}')
     await advance(0)
     expect(decisions()).toHaveLength(1)
     await advanceUntil(() => lastStatus('en') === 'complete', 'the reply to complete')

@@ -1,4 +1,4 @@
-import { useCallback, useLayoutEffect, useRef, type KeyboardEvent, type ReactNode, type RefObject } from 'react'
+import { useCallback, useEffect, useLayoutEffect, useRef, type KeyboardEvent, type ReactNode, type RefObject } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { TFunction } from 'i18next'
 import { describeFailure, failureOfWireError } from '../../i18n/describe-failure'
@@ -8,7 +8,8 @@ import { decisionKey, decisionView, type DecisionView } from '../../thread/decis
 import type { Thread } from '../../thread/thread'
 import type { ToolDecision, WireError } from '../../wire/types'
 import { joinSentences } from '../announce/session-announcer'
-import { APPROVAL_ATTRIBUTE, approveButtonId, firstShowing, focusContext } from '../approval-focus'
+import { APPROVAL_FOCUS_EVENT, takeApprovalFocus } from '../../attention/approval-focus'
+import { APPROVAL_ATTRIBUTE, approveButtonId, firstShowing, focusApproval, focusContext } from '../approval-focus'
 import { useChatRuntime } from '../runtime'
 import { useThreadState } from '../use-thread'
 import './approval.css'
@@ -176,6 +177,20 @@ export function ToolApproval({ thread, tool, runId }: { thread: Thread; tool: Li
   )
   // Once per tool in this tab, and only when the operator is not typing.
   const takeFocus = useCallback(() => key !== undefined && firstShowing(runtime, key) && approvalTakesFocus(focusContext()), [runtime, key])
+  // A notification of this tool, clicked: the operator asked to be brought here (attention/approval-focus.ts).
+  const { sessionId } = thread
+  const undecided = record === undefined
+  useEffect(() => {
+    if (key === undefined || !undecided) return
+    const answer = (event?: Event) => {
+      if (document.getElementById(approveButtonId(key)) === null || !takeApprovalFocus(sessionId, toolCallId)) return
+      focusApproval({ key })
+      event?.preventDefault()
+    }
+    answer()
+    window.addEventListener(APPROVAL_FOCUS_EVENT, answer)
+    return () => window.removeEventListener(APPROVAL_FOCUS_EVENT, answer)
+  }, [key, undecided, sessionId, toolCallId])
   return (
     <ApprovalControls
       tool={tool}
