@@ -47,13 +47,13 @@ class PlainOnError extends Component<BoundaryProps, { failed: boolean }> {
  * between its pieces instead of waiting behind one long task. A newer text arriving meanwhile
  * replaces the one being rendered. The reply's end is rendered at once, at full priority.
  */
-export function LazyReplyMarkdown({ source: latest, streaming }: ReplyMarkdownProps) {
+export function LazyReplyMarkdown({ source: latest, streaming, followed }: ReplyMarkdownProps) {
   const deferred = useDeferredValue(latest)
   const source = streaming ? deferred : latest
   return (
     <PlainOnError source={source}>
       <Suspense fallback={<PlainReply source={source} />}>
-        <ReplyMarkdown source={source} streaming={streaming} />
+        <ReplyMarkdown source={source} streaming={streaming} followed={followed} />
       </Suspense>
     </PlainOnError>
   )

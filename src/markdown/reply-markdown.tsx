@@ -26,6 +26,11 @@ export type ReplyMarkdownProps = {
   source: string
   /** True while deltas are still arriving: the last block is repaired and left unhighlighted. */
   streaming?: boolean
+  /**
+   * More of the reply follows this text (a later step of an agent's reply): once it has stopped
+   * streaming, its last run of blocks may be skipped off screen as the runs before it are.
+   */
+  followed?: boolean
 }
 
 // GFM for tables, task lists, strikethrough and autolinks; CJK-friendly emphasis after it, as its
@@ -295,8 +300,9 @@ const estimatedHeight = (blocks: readonly string[]) => Math.max(48, Math.round(b
  * layout and paint and keeps the size it had. Each commit of a long streaming reply lays out and
  * paints the runs near the view, not the whole reply. Waiting for the first layout means a reply
  * mounted again (scrolled out of the window and back) is measured at its true height, never an
- * estimate that would change under the operator as it scrolls. The last run never is: a reply of
- * one run (nearly all of them) renders exactly as it would without runs.
+ * estimate that would change under the operator as it scrolls. The last run is not, unless more
+ * of the reply follows it (a piece of an agent's answer between its steps): a reply of one run
+ * (nearly all of them) renders exactly as it would without runs.
  */
 const BlockRun = memo(function BlockRun({ blocks, live, followed, definitions }: BlockRunProps) {
   const finished = followed && live === -1
@@ -335,7 +341,7 @@ const BlockRun = memo(function BlockRun({ blocks, live, followed, definitions }:
  * reply streams, only the last (growing) block is parsed and rendered again, repaired so that
  * unfinished syntax reads sensibly, and its code stays plain until the block is finished.
  */
-export function ReplyMarkdown({ source, streaming = false }: ReplyMarkdownProps): ReactNode {
+export function ReplyMarkdown({ source, streaming = false, followed = false }: ReplyMarkdownProps): ReactNode {
   const { split, runs } = useBlocks(source, streaming)
   const count = split.blocks.length
   const live = streaming ? count - 1 : -1
@@ -345,7 +351,7 @@ export function ReplyMarkdown({ source, streaming = false }: ReplyMarkdownProps)
       {runs.map((blocks, r) => {
         const start = r * RUN_LENGTH
         const liveHere = live >= start && live < start + blocks.length ? live - start : -1
-        return <BlockRun key={r} blocks={blocks} live={liveHere} followed={r < runs.length - 1} definitions={definitions} />
+        return <BlockRun key={r} blocks={blocks} live={liveHere} followed={followed || r < runs.length - 1} definitions={definitions} />
       })}
     </div>
   )

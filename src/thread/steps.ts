@@ -12,6 +12,14 @@ import type { Part, ToolPart, ToolStatus } from '../wire/types'
 export const INPUT_TAIL_CHARS = 4096
 
 /**
+ * Most of a complete tool input shown before the operator asks for the rest, in characters: its
+ * head. A tool that writes a file takes hundreds of KiB of input, much of it one line (a JSON
+ * string); laying that line out takes longer than a frame, and a tool shows its input open the
+ * moment it starts running, in the middle of the stream.
+ */
+export const INPUT_HEAD_CHARS = 16_384
+
+/**
  * The index of the part still being written, or -1: only the last part of a streaming reply
  * grows (a delta after a tool starts a new text part), so only it gets the caret or "Thinking…".
  */
@@ -40,42 +48,73 @@ export type ShownCode = {
   text: string
   /** `json`, a file extension (`ts`, `py`), `sh` or `diff`; undefined: plain text. */
   tag: string | undefined
-  /** Characters not shown (the head of an input still being written). */
+  /** Characters not shown: the head of an input still being written, the rest of a long one once complete. */
   omitted: number
 }
+
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff
 
 /** The last `limit` characters of `text`, never starting inside a surrogate pair. */
 function tail(text: string, limit: number): string {
   if (text.length <= limit) return text
   let start = text.length - limit
-  const first = text.charCodeAt(start)
-  if (first >= 0xdc00 && first <= 0xdfff) start += 1
+  if (isLowSurrogate(text.charCodeAt(start))) start += 1
   return text.slice(start)
 }
 
+/** The first `limit` characters of `text`, never ending inside a surrogate pair. */
+function head(text: string, limit: number): string {
+  if (text.length <= limit) return text
+  return text.slice(0, isLowSurrogate(text.charCodeAt(limit)) ? limit - 1 : limit)
+}
+
+/**
+ * Pretty-printed texts by their source, so an input is parsed once however often it is shown
+ * (running, then done, then opened again; in the live reply, then in history), oldest dropped
+ * first. Bounded by characters, sources and results together: one file a tool wrote is hundreds
+ * of KiB.
+ */
+const prettyCache = new Map<string, string | undefined>()
+const PRETTY_CACHE_CHARS = 4_000_000
+let prettyCacheChars = 0
+
 /** `text` pretty-printed when it is a JSON object or array, else undefined. */
 function prettyJson(text: string): string | undefined {
+  if (prettyCache.has(text)) return prettyCache.get(text)
+  let pretty: string | undefined
   const trimmed = text.trim()
-  if (!(trimmed.startsWith('{') || trimmed.startsWith('['))) return undefined
-  try {
-    return JSON.stringify(JSON.parse(trimmed), null, 2)
-  } catch {
-    return undefined
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    try {
+      pretty = JSON.stringify(JSON.parse(trimmed), null, 2)
+    } catch {
+      pretty = undefined
+    }
   }
+  prettyCache.set(text, pretty)
+  prettyCacheChars += text.length + (pretty?.length ?? 0)
+  for (const [oldest, value] of prettyCache) {
+    if (prettyCacheChars <= PRETTY_CACHE_CHARS || oldest === text) break
+    prettyCache.delete(oldest)
+    prettyCacheChars -= oldest.length + (value?.length ?? 0)
+  }
+  return pretty
 }
 
 /**
  * A tool's input as shown. While the model writes it (`input`) it is not JSON yet: its tail, as
  * it came, so a huge input costs the same per delta as a small one. Once complete it is
- * pretty-printed JSON when it parses, else the text as written.
+ * pretty-printed JSON when it parses, else the text as written; past INPUT_HEAD_CHARS, its head
+ * only, unless the operator asked for all of it (`whole`).
  */
-export function shownToolInput(input: string, status: ToolStatus): ShownCode {
+export function shownToolInput(input: string, status: ToolStatus, whole = false): ShownCode {
   if (status === 'input') {
     const text = tail(input, INPUT_TAIL_CHARS)
     return { text, tag: undefined, omitted: input.length - text.length }
   }
   const pretty = prettyJson(input)
-  return pretty === undefined ? { text: input, tag: undefined, omitted: 0 } : { text: pretty, tag: 'json', omitted: 0 }
+  const all = pretty ?? input
+  const text = whole ? all : head(all, INPUT_HEAD_CHARS)
+  return { text, tag: pretty === undefined ? undefined : 'json', omitted: all.length - text.length }
 }
 
 /** Input fields that name the file a tool read, whose extension says what its output is. */

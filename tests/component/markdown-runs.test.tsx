@@ -49,4 +49,13 @@ describe('a long reply in runs the browser may skip off screen', () => {
     expect(container.querySelector('p')).toBe(first)
     expect(container.querySelector('p')?.textContent).toBe('Paragraph number 1 of the reply.')
   })
+
+  it('makes the last run skippable too when more of the reply follows it (a step), once it stopped streaming', async () => {
+    const { container, rerender } = renderInLanguage(<ReplyMarkdown source={paragraphs(12)} streaming followed />)
+    await nextFrames()
+    expect(skippable(container)).toEqual([false])
+    rerender(<ReplyMarkdown source={paragraphs(12)} followed />)
+    await waitFor(() => expect(skippable(container)).toEqual([true]))
+    expect(runs(container)[0]!.style.containIntrinsicSize).toMatch(/^auto \d+px$/)
+  })
 })

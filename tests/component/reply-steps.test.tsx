@@ -280,6 +280,19 @@ describe('a tool call', () => {
     expect(screen.getByText(`Still being written: the last 4,096 of ${input.length.toLocaleString('en')} characters.`)).toBeInTheDocument()
   })
 
+  it('shows the head of a long input once it is complete, says how much there is, and all of it on request', () => {
+    const input = `{"path":"src/big.ts","content":"${'const a = 1\\n'.repeat(3_000)}"}`
+    renderInLanguage(<AgentReply message={reply([tool({ name: 'write_file', input, status: 'running', ended_at: undefined, output: undefined })], { status: 'streaming' })} now={T0 + 1_000} />)
+    const pre = () => document.querySelector('.step-code')!
+    expect(pre().textContent).toHaveLength(16_384)
+    expect(pre().textContent!.startsWith('{\n  "path": "src/big.ts",\n  "content": "const a = 1')).toBe(true)
+    const whole = JSON.stringify(JSON.parse(input), null, 2)
+    expect(screen.getByText(`The first 16,384 of ${whole.length.toLocaleString('en')} characters.`)).toBeInTheDocument()
+    fireEvent.click(screen.getByRole('button', { name: 'Show the whole input' }))
+    expect(pre().textContent).toBe(whole)
+    expect(screen.queryByRole('button', { name: 'Show the whole input' })).toBeNull()
+  })
+
   it('highlights JSON output once done, and code by the extension of the file it read', async () => {
     const { container } = renderInLanguage(
       <AgentReply

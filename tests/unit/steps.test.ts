@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  INPUT_HEAD_CHARS,
   INPUT_TAIL_CHARS,
   livePartIndex,
   nextSecondIn,
@@ -82,6 +83,38 @@ describe('shownToolInput', () => {
     const shown = shownToolInput(input, 'input')
     expect(shown.text.charCodeAt(0)).toBe('😀'.charCodeAt(0))
     expect(shown.text.length + shown.omitted).toBe(input.length)
+  })
+})
+
+describe('a long complete input', () => {
+  const content = 'const a = await b(1, \\"c\\")\\n'.repeat(12_000)
+  const input = `{"path":"src/big.ts","content":"${content}"}`
+
+  it('shows the head of its formatted JSON, and says how much is left out', () => {
+    const shown = shownToolInput(input, 'running')
+    const whole = shownToolInput(input, 'running', true)
+    expect(shown.tag).toBe('json')
+    expect(shown.text).toHaveLength(INPUT_HEAD_CHARS)
+    expect(whole.text.startsWith(shown.text)).toBe(true)
+    expect(whole.text.startsWith('{\n  "path": "src/big.ts",\n  "content": ')).toBe(true)
+    expect(shown.omitted).toBe(whole.text.length - INPUT_HEAD_CHARS)
+    expect(whole.omitted).toBe(0)
+  })
+
+  it('shows an input that is not JSON as written, its head only', () => {
+    const text = 'x'.repeat(INPUT_HEAD_CHARS + 10)
+    expect(shownToolInput(text, 'done')).toEqual({ text: 'x'.repeat(INPUT_HEAD_CHARS), tag: undefined, omitted: 10 })
+  })
+
+  it('never ends the head inside a surrogate pair', () => {
+    const text = `x${'😀'.repeat(INPUT_HEAD_CHARS)}`
+    const shown = shownToolInput(text, 'done')
+    expect(shown.text.charCodeAt(shown.text.length - 1)).toBe('😀'.charCodeAt(1))
+    expect(shown.text.length + shown.omitted).toBe(text.length)
+  })
+
+  it('reads the same however often it is shown', () => {
+    expect(shownToolInput(input, 'done')).toEqual(shownToolInput(input, 'running'))
   })
 })
 

@@ -38,7 +38,7 @@ export function ReplyParts({ parts, messageId, runId, streaming, earlier = false
         const key = `${i}:${part.type}`
         switch (part.type) {
           case 'text':
-            return <TextStep key={key} part={part} streaming={i === live} />
+            return <TextStep key={key} part={part} streaming={i === live} followed={i < parts.length - 1} />
           case 'reasoning':
             return <ReasoningStep key={key} part={part} live={i === live} earlier={earlier} knownMs={reasoningDurationMs(parts, i, thinking)} thoughtKey={`${messageId}:${i}`} />
           case 'tool':

@@ -65,21 +65,31 @@ function ToolTime({ part, now }: { part: ToolPart; now: number | undefined }) {
 /** The whole output, once asked for. */
 type FullOutput = { state: 'idle' } | { state: 'loading' } | { state: 'loaded'; text: string } | { state: 'failed'; error: unknown }
 
+/** A tool's input: the tail of one being written, the head of a long complete one until the operator asks for all of it. */
 function ToolInput({ part }: { part: ToolPart }) {
   const { t, i18n } = useTranslation()
-  const shown = useMemo(() => shownToolInput(part.input, part.status), [part.input, part.status])
+  const lng = i18n.language
+  const [whole, setWhole] = useState(false)
+  const writing = part.status === 'input'
+  const shown = useMemo(() => shownToolInput(part.input, part.status, whole), [part.input, part.status, whole])
   return (
     <div className="step__section">
       <div className="step__section-header">
         <span className="step__section-title">{t('steps.input')}</span>
         <CopyButton text={part.input} label={t('steps.copyInput')} />
       </div>
-      {shown.omitted > 0 ? (
-        <p className="step__note">
-          {t('steps.inputTail', { shown: formatCount(shown.text.length, i18n.language), total: formatCount(part.input.length, i18n.language) })}
-        </p>
+      {shown.omitted > 0 && writing ? (
+        <p className="step__note">{t('steps.inputTail', { shown: formatCount(shown.text.length, lng), total: formatCount(part.input.length, lng) })}</p>
       ) : null}
-      <StepCode code={shown.text} tag={shown.tag} complete={part.status !== 'input'} />
+      {shown.omitted > 0 && !writing ? (
+        <div className="step__truncated">
+          <p className="step__note">{t('steps.inputHead', { shown: formatCount(shown.text.length, lng), total: formatCount(shown.text.length + shown.omitted, lng) })}</p>
+          <button type="button" className="button step__load" onClick={() => setWhole(true)}>
+            {t('steps.showWholeInput')}
+          </button>
+        </div>
+      ) : null}
+      <StepCode code={shown.text} tag={shown.tag} complete={!writing} />
     </div>
   )
 }

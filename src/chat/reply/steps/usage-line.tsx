@@ -3,9 +3,13 @@ import { useTranslation } from 'react-i18next'
 import { formatCount, formatUsd } from '../../../i18n/number-format'
 import type { Usage } from '../../../wire/types'
 
+/** Same figures: a total added up afresh on every commit of a streaming reply is a new object each time. */
+const sameUsage = (a: { usage: Usage }, b: { usage: Usage }) =>
+  a.usage.input_tokens === b.usage.input_tokens && a.usage.output_tokens === b.usage.output_tokens && a.usage.cost_usd === b.usage.cost_usd
+
 /**
  * What the reply's run spent: tokens in and out, and the cost when the daemon knows it, in the
- * operator's number format. Memoized on the usage record, which changes once per model call.
+ * operator's number format. Memoized on the figures, which change once per model call.
  */
 export const UsageLine = memo(function UsageLine({ usage }: { usage: Usage }) {
   const { t, i18n } = useTranslation()
@@ -17,4 +21,4 @@ export const UsageLine = memo(function UsageLine({ usage }: { usage: Usage }) {
       {usage.cost_usd !== undefined ? <span className="usage__item">{t('steps.cost', { cost: formatUsd(usage.cost_usd, lng) })}</span> : null}
     </p>
   )
-})
+}, sameUsage)
