@@ -162,7 +162,44 @@ for (const lang of LANGS) {
     const current = state.messages.find((m) => m.role === 'agent' && !m.superseded)!
     expect(markdown.startsWith('# Export this deploy log\n')).toBe(true)
     expect(markdown).toContain(`## ${word(lang, 'transcript.operator')}\n\n\`\`\`text\nExport this deploy log\n\`\`\``)
-    expect(markdown).toContain(`## ${word(lang, 'transcript.agent')}\n\n${current.content}`)
+    // The reply step by step (an `ok` reply reasons and searches the docs before it answers):
+    // the reasoning and the tool folded, the tool with its input and output, then the answer.
+    const [reasoning, tool, answer] = current.parts ?? []
+    if (reasoning?.type !== 'reasoning' || tool?.type !== 'tool' || answer?.type !== 'text') throw new Error(`unexpected steps: ${JSON.stringify(current.parts)}`)
+    expect(answer.text).toBe(current.content)
+    expect(markdown).toContain(
+      [
+        `## ${word(lang, 'transcript.agent')}`,
+        '',
+        '<details>',
+        `<summary>${word(lang, 'steps.reasoning')}</summary>`,
+        '',
+        '```text',
+        reasoning.text,
+        '```',
+        '',
+        '</details>',
+        '',
+        '<details>',
+        `<summary>${tool.name} · ${word(lang, 'steps.effect.read')} · ${word(lang, 'steps.status.done')}</summary>`,
+        '',
+        `**${word(lang, 'steps.input')}**`,
+        '',
+        '```json',
+        tool.input,
+        '```',
+        '',
+        `**${word(lang, 'steps.output')}**`,
+        '',
+        '```',
+        tool.output,
+        '```',
+        '',
+        '</details>',
+        '',
+        current.content,
+      ].join('\n'),
+    )
     expect(markdown).toContain(`<details>\n<summary>${word(lang, 'transcript.earlierVersions', { count: 1 })}</summary>`)
     expect(markdown).toContain(`> **${word(lang, 'export.failed')}** ${errorWords(lang).answer_empty}`)
 
