@@ -43,6 +43,23 @@ test('completed conversation', async ({ page }) => {
   await bothLanguages(page, 'completed', () => expect(statusBadge(agentReplies(page, 'zh'))).toHaveText('已完成'))
 })
 
+test('reply with its steps', async ({ page }) => {
+  await openApp(page, { faults: ['tools:3'] })
+  await newSession(page)
+  await sendMessage(page, PROMPT)
+  const reply = agentReplies(page)
+  await expect(reply).toHaveAttribute('data-status', 'complete')
+  // Reasoning folded, three tools done; the first opened to its JSON input (highlighted) and its output.
+  // With the page's Date fixed, each tool reads "0 s" and the thought "1 s", the same every run.
+  await expect(reply.locator('.step--reasoning .step__toggle')).toHaveAttribute('aria-expanded', 'false')
+  await expect(reply.locator('.step--tool[data-status="done"]')).toHaveCount(3)
+  const tool = reply.locator('.step--tool').first()
+  await tool.locator('.step__toggle').click()
+  await expect(tool.locator('.step-code').first()).toHaveAttribute('data-highlighted', 'true')
+  await expect(reply.locator('.usage')).toBeVisible()
+  await bothLanguages(page, 'steps', () => expect(agentReplies(page, 'zh').locator('.step--tool').first().locator('.step__status')).toHaveText('已完成'))
+})
+
 test('failed reply with an armed countdown', async ({ page }) => {
   await openApp(page, { faults: ['rate_limited'] })
   await newSession(page)
