@@ -39,7 +39,7 @@ export const STOP_OUTBOX_NAMESPACE = 'stop-outbox'
 /** How long Stop waits for the daemon's answer before the stop reads as kept (the request goes on). */
 export const STOP_ANSWER_MS = 10_000
 /** Waits between two sends of kept stops while nothing says the daemon is back. */
-export const STOP_RETRY_MS = [2_000, 5_000, 10_000, 30_000] as const
+const STOP_RETRY_MS = [2_000, 5_000, 10_000, 30_000] as const
 
 /** What became of a Stop: the daemon answered it, it is kept for later, or the daemon refused it. */
 export type StopOutcome = 'sent' | 'kept' | 'refused'

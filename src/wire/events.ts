@@ -50,14 +50,14 @@ const RAW_FRAME_LIMIT = 500
 /** A connection that carries no byte (not even a `: ping`, sent at least every 15 s) this long is dead. */
 export const STREAM_IDLE_MS = 45_000
 /** Reattachments in a row that brought no byte, or time lost, after which the daemon reads as unreachable. */
-export const UNREACHABLE_AFTER_ATTEMPTS = 3
+const UNREACHABLE_AFTER_ATTEMPTS = 3
 export const UNREACHABLE_AFTER_MS = 30_000
 /** Longest wait between two reattachments while the run goes on. */
 export const MAX_BACKOFF_MS = 30_000
 
-export const DEFAULT_MAX_REATTACH = 4
-export const DEFAULT_MAX_LAGGED = 8
-export const defaultBackoffMs = (attempt: number) => Math.min(250 * 2 ** (attempt - 1), MAX_BACKOFF_MS)
+const DEFAULT_MAX_REATTACH = 4
+const DEFAULT_MAX_LAGGED = 8
+const defaultBackoffMs = (attempt: number) => Math.min(250 * 2 ** (attempt - 1), MAX_BACKOFF_MS)
 
 /**
  * Reads the run's events until a terminal frame, which it returns (after passing it to `onFrame`).
