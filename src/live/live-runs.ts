@@ -231,6 +231,18 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
     return true
   }
 
+  /** Records the stream's connection; false when nothing changed (the same state, or a run that has ended). */
+  function setConnection(entry: Entry, link: LinkState): boolean {
+    const { state } = entry
+    const was = state.connection ?? 'open'
+    if (was === link || !isActive(state.status)) return false
+    state.connection = link === 'open' ? undefined : link
+    if (was === 'open') tell(state.sessionId, { seq: ++newsSeq, runId: state.runId, kind: 'connection', state: 'lost' })
+    else if (link === 'open') tell(state.sessionId, { seq: ++newsSeq, runId: state.runId, kind: 'connection', state: 'back' })
+    entry.dirty = true
+    return true
+  }
+
   /** Applies one frame, come at `now`, to the working record. */
   function apply(entry: Entry, frame: StreamFrame, now: number): void {
     const { state } = entry
@@ -362,6 +374,8 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
       const entry = entries.get(runId)
       if (!entry) return
       const now = clock.now()
+      // A frame is the daemon talking, whoever read it (a stream picked up on the page after the worker broke).
+      if (entry.state.connection !== undefined) setConnection(entry, 'open')
       apply(entry, frame, now)
       const ended = !isActive(entry.state.status)
       if (ended || now - entry.savedAt >= SAVE_EVERY_MS) save(entry)
@@ -386,12 +400,7 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
      */
     connection(runId: string, link: LinkState): void {
       const entry = entries.get(runId)
-      const was = entry?.state.connection ?? 'open'
-      if (!entry || was === link || !isActive(entry.state.status)) return
-      entry.state.connection = link === 'open' ? undefined : link
-      if (was === 'open') tell(entry.state.sessionId, { seq: ++newsSeq, runId, kind: 'connection', state: 'lost' })
-      else if (link === 'open') tell(entry.state.sessionId, { seq: ++newsSeq, runId, kind: 'connection', state: 'back' })
-      entry.dirty = true
+      if (!entry || !setConnection(entry, link)) return
       flush()
     },
 

@@ -421,6 +421,20 @@ describe('the live store’s connection', () => {
     expect(live.news(SID)).toMatchObject({ kind: 'connection', state: 'back' })
   })
 
+  it('a frame while lost is the daemon talking: the connection reads open again, said once', async () => {
+    const live = liveStore()
+    live.begin(SID, RID, '')
+    live.connection(RID, 'unreachable')
+    live.frame(RID, { type: 'start', id: 1, message_id: 'msg_ag' })
+    await advance(0)
+    expect(live.get(RID)?.connection).toBeUndefined()
+    expect(live.news(SID)).toMatchObject({ kind: 'connection', state: 'back' })
+    const seq = live.news(SID)!.seq
+    live.connection(RID, 'open')
+    live.frame(RID, { type: 'delta', id: 2, text: 'Hi' })
+    expect(live.news(SID)!.seq).toBe(seq)
+  })
+
   it('the run’s end clears it, and an ended run hears of no connection', () => {
     const live = liveStore()
     live.begin(SID, RID, '')
