@@ -119,6 +119,12 @@ type Entry = {
   thoughtFrom?: number
   /** Each tool's name by its call id, for news of a failure (the result event names only the id). */
   toolNames: Map<string, string>
+  /**
+   * When history says each of its tools started and ended (on this browser's clock). Tool events
+   * carry no time, so a stream replayed from its first event (a second tab, a reload that could
+   * not resume) would time every tool from the replay; the daemon's own times stand instead.
+   */
+  toolTimes: ReadonlyMap<string, { startedAt: number; endedAt: number | undefined }>
   /** What `get` returns: rebuilt at flush when something changed. */
   snapshot: LiveRun
   dirty: boolean
@@ -292,10 +298,10 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
         step(entry, frame, now)
         break
       case 'tool_call':
-        if (step(entry, frame, now)) entry.toolNames.set(frame.tool_call_id, frame.name)
+        if (step(entry, frame, entry.toolTimes.get(frame.tool_call_id)?.startedAt ?? now)) entry.toolNames.set(frame.tool_call_id, frame.name)
         break
       case 'tool_result':
-        if (step(entry, frame, now) && frame.status === 'failed') {
+        if (step(entry, frame, entry.toolTimes.get(frame.tool_call_id)?.endedAt ?? now) && frame.status === 'failed') {
           tell(state.sessionId, { seq: ++newsSeq, runId: state.runId, kind: 'toolFailed', name: entry.toolNames.get(frame.tool_call_id) ?? '', error: frame.error })
         }
         break
@@ -364,7 +370,12 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
       const content = base ? answerText(base) : ''
       const snapshot = { ...state, content, parts: steps.flush() }
       const toolNames = new Map((base ?? []).flatMap((part) => (part.type === 'tool' ? [[part.tool_call_id, part.name] as const] : [])))
-      entries.set(runId, { state, content, pending: [], steps, thoughtFrom: thought?.from, toolNames, snapshot, dirty: false, slot, savedAt: clock.now() })
+      const toolTimes = new Map(
+        (historyParts ?? []).flatMap((part) =>
+          part.type === 'tool' ? [[part.tool_call_id, { startedAt: fromDaemon(part.started_at), endedAt: part.ended_at === undefined ? undefined : fromDaemon(part.ended_at) }] as const] : [],
+        ),
+      )
+      entries.set(runId, { state, content, pending: [], steps, thoughtFrom: thought?.from, toolNames, toolTimes, snapshot, dirty: false, slot, savedAt: clock.now() })
       notify(runId)
       return state.lastEventId
     },

@@ -938,3 +938,20 @@ describe('news of a failed tool', () => {
     expect(heard).toHaveBeenCalledTimes(1)
   })
 })
+
+describe('tool times on a replay from the first event', () => {
+  it('keep the daemon\'s times from history, not the moment the replay came through', () => {
+    const h = harness()
+    const started = T0 - 5_000
+    const history: Part[] = [{ type: 'tool', tool_call_id: 't1', name: 'long_tool', effect: 'read', input: '{}', status: 'running', started_at: started }]
+    // No saved reattach point (a second tab): the stream replays from its first event.
+    expect(h.live.begin(SID, RID, '', 'streaming', history)).toBeUndefined()
+    h.frame({ type: 'start', message_id: 'msg_1' })
+    h.frame({ type: 'tool_call', tool_call_id: 't1', name: 'long_tool', effect: 'read' })
+    h.frame({ type: 'tool_running', tool_call_id: 't1' })
+    h.frame({ type: 'tool_call', tool_call_id: 't2', name: 'search_docs', effect: 'read' })
+    h.flush()
+    const tools = h.live.get(RID)!.parts.filter((p) => p.type === 'tool')
+    expect(tools.map((t) => t.started_at)).toEqual([started, T0])
+  })
+})
