@@ -61,6 +61,26 @@ function csp(daemonOrigin: string): Plugin {
   }
 }
 
+type ModuleGraph = { getModuleInfo(id: string): { importers: readonly string[]; isEntry: boolean } | null }
+
+/** Modules found in the initial script so far (the graph is the build's; one build per process). */
+const initialScript = new Set<string>()
+
+/**
+ * Whether the entry imports `id` statically, however indirectly: whether it belongs in the initial
+ * script. Its importers are walked up; one already on the path is not walked again.
+ */
+function inInitialScript(id: string, graph: ModuleGraph, path = new Set<string>()): boolean {
+  if (initialScript.has(id)) return true
+  const info = graph.getModuleInfo(id)
+  if (!info || path.has(id)) return false
+  path.add(id)
+  const found = info.isEntry || info.importers.some((importer) => inInitialScript(importer, graph, path))
+  path.delete(id)
+  if (found) initialScript.add(id)
+  return found
+}
+
 /** The origin of a daemon URL ('' when unset or unreadable). */
 function originOf(url: string): string {
   if (!url) return ''
@@ -84,14 +104,25 @@ export default defineConfig(({ command, mode }) => {
       __MOCK_DAEMON__: JSON.stringify(mock),
       __API_BASE__: JSON.stringify(apiBase),
     },
-    // The Markdown renderer and the highlighter load lazily, so the dev server would find their
-    // dependencies only when the first reply renders and then reload the page mid-conversation:
-    // crawl the lazy modules up front instead.
+    // The Markdown renderer, the highlighter and a reply's steps load lazily, so the dev server
+    // would find their dependencies only when the first reply renders and then reload the page
+    // mid-conversation: crawl the lazy modules up front instead.
     optimizeDeps: {
-      entries: ['index.html', 'src/markdown/reply-markdown.tsx', 'src/markdown/highlighter.ts', 'src/markdown/languages.ts'],
+      entries: ['index.html', 'src/markdown/reply-markdown.tsx', 'src/markdown/highlighter.ts', 'src/markdown/languages.ts', 'src/chat/reply/steps/reply-parts.tsx'],
     },
-    // React, TanStack Query, XState, i18next and zod/mini together are ~150 kB gzipped; one chunk is fine.
-    build: { chunkSizeWarningLimit: 600 },
+    // React, TanStack Query, i18next and zod/mini together are ~150 kB gzipped; one chunk is fine.
+    build: {
+      chunkSizeWarningLimit: 600,
+      rolldownOptions: {
+        output: {
+          // Everything the entry imports statically is one script. Left alone, Rolldown puts what
+          // the entry shares with two or more lazy chunks (React, i18next, the wire's schemas) in
+          // chunks of their own, which the page loads at once anyway: more requests, and more
+          // bytes, since each file is compressed on its own.
+          codeSplitting: { groups: [{ name: (id, graph) => (inInitialScript(id, graph) ? 'index' : null) }] },
+        },
+      },
+    },
     server: {
       // REBOUND_PORT lets several checkouts run their dev servers (and end-to-end suites) side by side.
       port: Number(process.env.REBOUND_PORT) || 5173,

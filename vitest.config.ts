@@ -15,7 +15,7 @@ export default defineConfig((env) =>
             name: 'node',
             environment: 'node',
             include: ['tests/unit/**/*.test.ts'],
-            setupFiles: ['tests/setup/console.ts'],
+            setupFiles: ['tests/setup/console.ts', 'tests/setup/lazy-chunks.ts'],
           },
         },
         {
@@ -24,7 +24,7 @@ export default defineConfig((env) =>
             name: 'dom',
             environment: 'jsdom',
             include: ['tests/component/**/*.test.tsx', 'tests/stories/**/*.test.tsx'],
-            setupFiles: ['tests/setup/console.ts', 'tests/setup/dom.ts'],
+            setupFiles: ['tests/setup/console.ts', 'tests/setup/dom.ts', 'tests/setup/lazy-chunks.ts'],
           },
         },
       ],

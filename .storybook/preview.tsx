@@ -10,6 +10,8 @@ import type { Decorator, Preview } from '@storybook/react-vite'
 import { initialize, mswLoader } from 'msw-storybook-addon'
 import { StrictMode, useState, type ReactNode } from 'react'
 import { createQueryClient, Providers } from '../src/app/providers'
+import { loadReplyParts } from '../src/chat/reply/steps/lazy-reply-parts'
+import { loadRetryScheduler } from '../src/retry/lazy-scheduler'
 import { createChatRuntime } from '../src/thread/runtime'
 import { createI18n } from '../src/i18n/bundled'
 import { SUPPORTED_LANGUAGES, toLanguage, type Language } from '../src/i18n/resources'
@@ -107,7 +109,14 @@ const preview = {
   },
   initialGlobals: { locale: 'en' },
   decorators: [withAppContext],
-  loaders: [mswLoader],
+  // A reply's steps and the retry scheduler are lazy chunks: loaded before a story renders, so it
+  // shows (and its play function finds) what the app shows once they have arrived.
+  loaders: [
+    mswLoader,
+    async () => {
+      await Promise.all([loadReplyParts(), loadRetryScheduler()])
+    },
+  ],
   parameters: {
     layout: 'padded',
     controls: { expanded: true },

@@ -5,7 +5,7 @@ import { SessionsPanel } from '../chat/sessions/sessions-panel'
 import { StartView } from '../chat/sessions/start-view'
 import { useCreateSession, useSessions } from '../chat/api/use-sessions'
 import { FIND_INPUT_ID } from '../chat/transcript/find-bar'
-import { ShortcutsDialog } from '../chat/dialogs/shortcuts-dialog'
+import { LazyShortcutsDialog } from '../chat/dialogs/lazy-dialogs'
 import { useShortcuts } from '../chat/use-shortcuts'
 import { SessionErrorBoundary } from './error-boundary'
 import { LanguageSwitch } from './language-switch'
@@ -120,7 +120,7 @@ export function App() {
         <NotificationsSwitch />
         <LanguageSwitch />
       </header>
-      {showShortcuts ? <ShortcutsDialog onClose={() => setShowShortcuts(false)} /> : null}
+      {showShortcuts ? <LazyShortcutsDialog onClose={() => setShowShortcuts(false)} /> : null}
       <div className="app__body">
         <aside ref={sideRef} id={sideId} className={`app__side${panelOpen ? ' app__side--open' : ''}`} onKeyDown={onSideKeyDown}>
           <SessionsPanel currentId={sessionId} onSelect={select} onCreated={setFreshSession} />

@@ -2,7 +2,7 @@ import { useCallback, useMemo, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { RefusalError } from '../wire/errors'
 import { ComposerPanel } from './composer/composer-panel'
-import { ConfirmRegenerate } from './dialogs/confirm-regenerate'
+import { LazyConfirmRegenerate } from './dialogs/lazy-dialogs'
 import { FailureNotice } from './reply/failure-notice'
 import { OperatorMessage } from './transcript/operator-message'
 import { RefusedNotice } from './reply/refused-notice'
@@ -10,7 +10,7 @@ import { replyFocusOf } from './reply-focus'
 import { ReplyRow } from './reply/reply-row'
 import { SessionAnnouncer } from './announce/session-announcer'
 import { ApprovalAnnouncer } from './announce/approval-announcer'
-import { ToolApproval } from './reply/approval'
+import { LazyToolApproval } from './reply/steps/lazy-reply-parts'
 import type { ToolApproval as ApprovalSlot } from './reply/steps/tool-step'
 import { focusApproval } from './approval-focus'
 import { useChatRuntime } from './runtime'
@@ -41,7 +41,7 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
     return false
   })
   // One function per thread: the replies' steps are memoized on it.
-  const approval = useCallback<ApprovalSlot>((tool, runId) => <ToolApproval thread={thread} tool={tool} runId={runId} />, [thread])
+  const approval = useCallback<ApprovalSlot>((tool, runId) => <LazyToolApproval thread={thread} tool={tool} runId={runId} />, [thread])
 
   if (state.phase === 'error') {
     const error = state.error
@@ -96,7 +96,7 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
           approval={approval}
         />
         {confirming && confirming.anchorId === anchorId ? (
-          <ConfirmRegenerate
+          <LazyConfirmRegenerate
             count={confirming.count}
             // After Replace the reply being replaced holds focus until its successor takes it.
             fallbackFocus={() => replyFocusOf(runtime).articleOf(confirming.anchorId)}

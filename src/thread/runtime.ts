@@ -4,12 +4,12 @@
  * No React: the chat view reaches it through its provider (src/chat/runtime.tsx); only tests,
  * stories and the app shell build one.
  */
-import { v4 as uuidv4 } from 'uuid'
 import { createLiveRunStore, type LiveRunStore } from '../live/live-runs'
 import { createRunFollower, type HistoryRefresher, type RunFollower } from '../live/run-follower'
 import { createStopOutbox, type StopOutbox } from '../live/stop-outbox'
 import type { NetworkSource, WakeSource } from '../retry/browser'
-import { createRetryScheduler, type RetryScheduler } from '../retry/scheduler'
+import { createLazyRetryScheduler } from '../retry/lazy-scheduler'
+import type { RetryScheduler } from '../retry/scheduler'
 import { createDrafts, type Drafts } from '../send/drafts'
 import { createOutbox, type Outbox } from '../send/outbox'
 import { browserLocalStorage, browserStorageWatcher, createKeyedStore, type KeyedStore, type StorageBackend } from '../storage/keyed-store'
@@ -19,6 +19,18 @@ import type { DaemonClient } from '../wire/http'
 import type { FollowRun } from '../wire/worker-follow'
 
 export type { HistoryRefresher } from '../live/run-follower'
+
+/**
+ * A version 4 UUID from the browser's random source. `crypto.randomUUID` exists in secure contexts
+ * only; `getRandomValues` everywhere, plain http on a LAN included.
+ */
+function uuidV4(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40
+  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
 
 export type ChatRuntime = {
   client: DaemonClient
@@ -114,7 +126,8 @@ export function createChatRuntime(
     // A stream connected again is the daemon answering: the stops it could not hear go now.
     follower: createRunFollower({ client, live, refreshHistory, onReconnect: () => stops.flush(), ...(follow ? { follow } : {}) }),
     stops,
-    retry: createRetryScheduler({
+    // Its chunk arrives after the page's: nothing is armed before the first history read anyway.
+    retry: createLazyRetryScheduler({
       client,
       clock,
       store,
@@ -131,7 +144,7 @@ export function createChatRuntime(
     locks,
     tabs,
     historyChanged,
-    newId: () => uuidv4(),
+    newId: uuidV4,
     connectHistory(refresh) {
       refresher = refresh
       for (const sessionId of stale) void refresh(sessionId)

@@ -9,6 +9,7 @@ import type { MockDaemon } from '../../mocks/model'
 import { App } from '../../src/app/app'
 import { createQueryClient, Providers } from '../../src/app/providers'
 import { ChatView } from '../../src/chat/chat-view'
+import { loadReplyParts } from '../../src/chat/reply/steps/lazy-reply-parts'
 import { ReplyMarkdown } from '../../src/markdown/reply-markdown'
 import { createChatRuntime, type ChatRuntime } from '../../src/thread/runtime'
 import type { Language } from '../../src/i18n/resources'
@@ -17,10 +18,12 @@ import { createDaemonClient } from '../../src/wire/http'
 
 export { startMockDaemonForFile } from '../setup/mock-daemon'
 
-// The Markdown renderer is a lazy chunk. Loaded before any test of a file that uses this harness,
-// so a reply is rendered by it rather than by its plain-text stand-in, whatever the machine's speed.
+// The Markdown renderer and a reply's steps are lazy chunks. Loaded before any test of a file that
+// uses this harness, so a reply is rendered by them rather than by their stand-ins, whatever the
+// machine's speed.
 beforeAll(async () => {
   await import('../../src/markdown/reply-markdown')
+  await loadReplyParts()
 })
 
 /** The text a reply with this source shows once rendered: to check a reply is shown whole, once. */

@@ -1,4 +1,4 @@
-import { useId, useState, type ReactNode, type Ref } from 'react'
+import { useEffect, useId, useState, type ReactNode, type Ref } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { LinkState } from '../../wire/events'
 import type { Message } from '../../wire/types'
@@ -8,7 +8,7 @@ import { explainedClass } from '../../thread/reply-state'
 import { CopyButton } from '../../markdown/copy-button'
 import { LazyReplyMarkdown } from '../../markdown/lazy-reply-markdown'
 import { isActive } from '../../wire/status'
-import { ReplyParts } from './steps/reply-parts'
+import { LazyReplyParts, prefetchReplyParts } from './steps/lazy-reply-parts'
 import type { LoadToolOutput, ToolApproval } from './steps/tool-step'
 import { UsageLine } from './steps/usage-line'
 import { StreamingCaret } from './streaming-caret'
@@ -72,7 +72,7 @@ function ReplyBody({ message, streaming, earlier, onLoadOutput, approval, now }:
   const parts = message.parts
   if (parts !== undefined && parts.length > 0) {
     return (
-      <ReplyParts
+      <LazyReplyParts
         parts={parts}
         messageId={message.id}
         runId={message.run_id}
@@ -103,6 +103,8 @@ export function AgentReply({ message, earlier = [], followers = {}, position, on
   const { t } = useTranslation()
   const [showEarlier, setShowEarlier] = useState(false)
   const earlierId = useId()
+  // The steps' chunk, while the page is idle: the first reply with steps need not wait for it.
+  useEffect(prefetchReplyParts, [])
   const status = message.status ?? 'complete'
   const active = isActive(message.status)
   const statusText =

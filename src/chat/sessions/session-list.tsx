@@ -1,7 +1,8 @@
 import { useEffect, useId, useRef, useState, type FocusEvent, type KeyboardEvent, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import { MAX_TITLE_LENGTH, type Session } from '../../wire/types'
+import type { Session } from '../../wire/types'
 import { sessionLabel } from '../../thread/session-label'
+import { LazyRenameField, LazySessionMenuList } from '../dialogs/lazy-dialogs'
 
 export type SessionActions = {
   onRename: (session: Session, title: string) => void
@@ -70,7 +71,7 @@ export function SessionList({ sessions, currentId, onSelect, onCreate, creating 
           {sessions.map((s) => (
             <li key={s.id} className="sessions__row">
               {renaming?.sessionId === s.id && actions ? (
-                <RenameField session={s} error={renaming.error} onSave={(title) => actions.onRename(s, title)} onCancel={() => onRenameCancel?.()} />
+                <LazyRenameField session={s} error={renaming.error} onSave={(title) => actions.onRename(s, title)} onCancel={() => onRenameCancel?.()} />
               ) : (
                 <>
                   <a
@@ -109,11 +110,9 @@ function SessionMenu({ session, actions, onRename }: { session: Session; actions
   const menuId = useId()
   const rootRef = useRef<HTMLDivElement>(null)
   const buttonRef = useRef<HTMLButtonElement>(null)
-  const firstRef = useRef<HTMLButtonElement>(null)
   const title = sessionLabel(t, session)
   useEffect(() => {
     if (!open) return
-    firstRef.current?.focus()
     const onPointerDown = (event: PointerEvent) => {
       if (!(event.target instanceof Node) || !rootRef.current?.contains(event.target)) setOpen(false)
     }
@@ -156,66 +155,15 @@ function SessionMenu({ session, actions, onRename }: { session: Session; actions
         <span aria-hidden="true">⋯</span>
       </button>
       {open ? (
-        <div id={menuId} className="session-menu__list" role="group" aria-label={t('sessionMenu.actions', { title })}>
-          <button ref={firstRef} type="button" className="button button--link" onClick={() => act(onRename)}>
-            {t('sessionMenu.rename')}
-          </button>
-          <button type="button" className="button button--link" onClick={() => act(() => actions.onExport(session, 'md'))}>
-            {t('sessionMenu.exportMarkdown')}
-          </button>
-          <button type="button" className="button button--link" onClick={() => act(() => actions.onExport(session, 'json'))}>
-            {t('sessionMenu.exportJson')}
-          </button>
-          <button type="button" className="button button--link session-menu__danger" onClick={() => act(() => actions.onDelete(session))}>
-            {t('sessionMenu.delete')}
-          </button>
-        </div>
-      ) : null}
-    </div>
-  )
-}
-
-/** The title in place, editable: Enter saves, Escape keeps the old one. */
-function RenameField({ session, error, onSave, onCancel }: { session: Session; error?: ReactNode; onSave: (title: string) => void; onCancel: () => void }) {
-  const { t } = useTranslation()
-  const [value, setValue] = useState(session.title)
-  const errorId = useId()
-  const inputRef = useRef<HTMLInputElement>(null)
-  useEffect(() => {
-    inputRef.current?.focus()
-    inputRef.current?.select()
-  }, [])
-  const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
-    if (event.nativeEvent.isComposing || event.keyCode === 229) return
-    if (event.key === 'Enter') {
-      event.preventDefault()
-      // Unchanged is not a rename: nothing to send.
-      if (value === session.title) onCancel()
-      else onSave(value)
-    } else if (event.key === 'Escape') {
-      // Escape belongs to this field: the sessions panel around it stays open.
-      event.preventDefault()
-      event.stopPropagation()
-      onCancel()
-    }
-  }
-  return (
-    <div className="sessions__rename">
-      <input
-        ref={inputRef}
-        className="sessions__rename-input"
-        value={value}
-        maxLength={MAX_TITLE_LENGTH * 2}
-        aria-label={t('sessionMenu.renameLabel', { title: sessionLabel(t, session) })}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? errorId : undefined}
-        onChange={(e) => setValue(e.target.value)}
-        onKeyDown={onKeyDown}
-      />
-      {error ? (
-        <p id={errorId} className="failure__text sessions__rename-error" role="alert">
-          {error}
-        </p>
+        <LazySessionMenuList
+          id={menuId}
+          label={t('sessionMenu.actions', { title })}
+          onRename={() => act(onRename)}
+          onExportMarkdown={() => act(() => actions.onExport(session, 'md'))}
+          onExportJson={() => act(() => actions.onExport(session, 'json'))}
+          onDelete={() => act(() => actions.onDelete(session))}
+          onClose={close}
+        />
       ) : null}
     </div>
   )

@@ -5,7 +5,7 @@ import { describeFailure, failureFromError } from '../../i18n/describe-failure'
 import type { Session } from '../../wire/types'
 import { chatKeys } from '../../thread/history'
 import { useCreateSession, useDeleteSession, useRenameSession, useSessions } from '../api/use-sessions'
-import { ConfirmDialog } from '../dialogs/confirm-dialog'
+import { LazyConfirmDialog } from '../dialogs/lazy-dialogs'
 import { sessionLabel } from '../../thread/session-label'
 import { RefusedNotice } from '../reply/refused-notice'
 import { useChatRuntime } from '../runtime'
@@ -125,7 +125,7 @@ export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelP
         </p>
       ) : null}
       {deleting ? (
-        <ConfirmDialog
+        <LazyConfirmDialog
           title={t('sessionMenu.deleteTitle', { title: sessionLabel(t, deleting) })}
           body={t('sessionMenu.deleteBody')}
           confirmLabel={t('sessionMenu.deleteConfirm')}

@@ -5,6 +5,9 @@ import { TextStep } from './text-step'
 import { ToolStep, type LoadToolOutput, type ToolApproval } from './tool-step'
 import './steps.css'
 
+// A tool's approval controls show in its step only: they come with the steps' chunk.
+export { ToolApproval } from '../approval'
+
 export type ReplyPartsProps = {
   parts: readonly Part[]
   /** The reply's id: with a part's index, where the page keeps what it measured of that part. */

@@ -2,6 +2,7 @@ import { memo } from 'react'
 import { useTranslation } from 'react-i18next'
 import { formatCount, formatUsd } from '../../../i18n/number-format'
 import type { Usage } from '../../../wire/types'
+import './usage-line.css'
 
 /** Same figures: a total added up afresh on every commit of a streaming reply is a new object each time. */
 const sameUsage = (a: { usage: Usage }, b: { usage: Usage }) =>
