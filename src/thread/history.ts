@@ -280,21 +280,27 @@ export function showAcceptedSend(queryClient: QueryClient, sent: AcceptedSend): 
  * once it is in, false when it could not be read (the gap stays, and is asked for again when the
  * view comes back to it). The same page asked for while it is read is read once.
  */
-export function loadPage(queryClient: QueryClient, sessionId: string, request: PageRequest): Promise<boolean> {
+export function loadPage(queryClient: QueryClient, sessionId: string, request: PageRequest, landing?: () => void): Promise<boolean> {
   const pager = pagerOf(queryClient, sessionId)
   if (!pager || !heldHistory(queryClient, sessionId)) return Promise.resolve(false)
   const id = JSON.stringify(request)
   let reading = pager.pages.get(id)
   if (!reading) {
-    reading = pager.client
-      .listMessagesPage(sessionId, request)
-      .then((page) => {
+    reading = pager.client.listMessagesPage(sessionId, request).then(
+      (page) => {
+        pager.pages.delete(id)
+        // Said before the write, so whoever showed the read under way changes with it, at once.
+        landing?.()
         // Only what is missing: a refresh of the end may have written a newer copy meanwhile.
         merge(queryClient, sessionId, { ...coverOf(request, page), skipped: page.skipped }, 'fill')
         return true
-      })
-      .catch(() => false)
-      .finally(() => pager.pages.delete(id))
+      },
+      () => {
+        pager.pages.delete(id)
+        landing?.()
+        return false
+      },
+    )
     pager.pages.set(id, reading)
   }
   return reading

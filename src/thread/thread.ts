@@ -207,9 +207,17 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
     if (loadingGaps.has(key)) return Promise.resolve(false)
     loadingGaps = withItem(loadingGaps, key)
     changed()
-    return loadPage(queryClient, sessionId, request).finally(() => {
+    // The read's end and its rows make one snapshot (one render), not two.
+    const landing = () => {
       loadingGaps = withoutItem(loadingGaps, key)
-      changed()
+    }
+    return loadPage(queryClient, sessionId, request, landing).then((ok) => {
+      // A read that failed, or one this gap shared with another ask, has not said so yet.
+      if (!ok || loadingGaps.has(key)) {
+        landing()
+        changed()
+      }
+      return ok
     })
   }
 

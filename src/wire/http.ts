@@ -93,8 +93,8 @@ export function createDaemonClient({
   }
 
   /** A list of messages read as `listMessages` reads it (record by record, pausing between slices). */
-  async function messagesOf(endpoint: string, body: unknown, signal: AbortSignal | undefined) {
-    const list = await readMessageList(body, () => pauseForPage(signal))
+  async function messagesOf(endpoint: string, body: unknown, signal: AbortSignal | undefined, slice?: number) {
+    const list = await readMessageList(body, () => pauseForPage(signal), slice)
     if (!list.ok) throw new MalformedPayloadError(endpoint, list.issue)
     return list
   }
@@ -145,7 +145,9 @@ export function createDaemonClient({
       const body = await bodyOf(endpoint, request('GET', `${sessionPath(sessionId)}/messages?${query(page)}`, { signal }))
       const hasMore = (body as { has_more?: unknown } | null)?.has_more
       if (typeof hasMore !== 'boolean') throw new MalformedPayloadError(endpoint, 'has_more is not a boolean')
-      const list = await messagesOf(endpoint, body, signal)
+      // A page lands while the operator scrolls: read in small slices, each a few milliseconds,
+      // so the frames of the scroll go on between them.
+      const list = await messagesOf(endpoint, body, signal, PAGE_SLICE)
       return { messages: list.messages, has_more: hasMore, skipped: list.skipped }
     },
     /** The operator message sent with `clientMessageId` and the agent messages replying to it (none: `[]`). */
@@ -204,6 +206,9 @@ export function createDaemonClient({
     },
   }
 }
+
+/** Messages of a page read between two pauses (agent replies with steps are several KB each). */
+const PAGE_SLICE = 20
 
 /** Codes implied by a bare status with no body. */
 const STATUS_CODES: Record<number, string> = {

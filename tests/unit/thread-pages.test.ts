@@ -150,7 +150,7 @@ describe('gaps', () => {
     history = mergeRead(history, read(all, { limit: 10, before: 11 }), 'fill')
     const rows = history.messages.map((m) => ({ kind: 'operator' as const, key: m.id, message: m }))
     const laid = withGaps(rows, gapsOf(history))
-    expect(laid.map((row) => (row.kind === 'gap' ? `gap ${row.gap.lo}-${row.gap.hi}` : row.message.seq)).slice(8, 13)).toEqual([9, 10, 'gap 11-200', 201, 202])
+    expect(laid.map((row) => (row.kind === 'gap' ? `gap ${row.gap.lo}-${row.gap.hi}` : 'message' in row ? row.message.seq : row.key)).slice(8, 13)).toEqual([9, 10, 'gap 11-200', 201, 202])
   })
 })
 

@@ -1,5 +1,5 @@
-import { defaultRangeExtractor, observeElementRect, useVirtualizer, type Range, type Virtualizer } from '@tanstack/react-virtual'
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react'
+import { defaultRangeExtractor, observeElementRect, useVirtualizer, type Range, type VirtualItem, type Virtualizer } from '@tanstack/react-virtual'
+import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { FindBar, type RemoteFind } from './find-bar'
 import { gapHeights, MIN_GAP_PX, type LaidItem } from './gap-heights'
@@ -43,6 +43,10 @@ const OVERSCAN = 3
 const SCROLLING_OVERSCAN = 1
 /** Where the browser has no scrollend event, a scroll this quiet has ended. */
 const SCROLL_QUIET_MS = 150
+/** How near the view (in screens, above and below) a gap has its page read. */
+const GAP_REACH = 1
+/** How long the view stays before what it shows is said (and pages far from it let go). */
+const VIEW_SETTLE_MS = 300
 /** How close to the end still counts as reading the latest. */
 const PIN_SLACK_PX = 48
 /** How long a disclosure the operator toggled is held under the pointer while what it opened settles (lazy Markdown, highlighting). */
@@ -74,6 +78,20 @@ function holdInPlace(scroller: HTMLElement, control: HTMLElement): void {
     if (performance.now() < until) requestAnimationFrame(step)
   }
   requestAnimationFrame(step)
+}
+
+/**
+ * Whether a row's new size moves the scroll with it, so that what the operator reads stays put.
+ * A row measured for the first time (it just came into the window, a page just landed) is
+ * compensated when it lies wholly above the middle of the view, where the eye (and the pointer)
+ * is: rows that fill a gap above the row read must not push it down, even those in view. A row
+ * measured again (a reply growing, a disclosure opening) keeps TanStack's rule: compensated only
+ * when wholly above the view, and not while scrolling up.
+ */
+function keepTheEye(item: VirtualItem, _delta: number, instance: Virtualizer<HTMLDivElement, Element>): boolean {
+  const offset = instance.scrollOffset ?? 0
+  if (!instance.itemSizeCache.has(item.key)) return item.start + item.size <= offset + (instance.scrollRect?.height ?? 0) / 2
+  return item.start + item.size <= offset && instance.scrollDirection !== 'backward'
 }
 
 /**
@@ -109,9 +127,15 @@ const withoutLayout = new WeakSet<object>()
  * that lands takes the place of the gap's part it fills at the same height (gap-heights.ts): the
  * row under the eye stays where it is.
  */
-export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading, active, gapOf, onGapReached, itemSeq, onViewing, remoteFind }: TranscriptProps<Item>) {
+export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText, loading, active, gapOf, onGapReached, itemSeq, onViewing, remoteFind }: TranscriptProps<Item>) {
   const { t } = useTranslation()
   const scrollRef = useRef<HTMLDivElement>(null)
+  // A session held in pages changes as pages land while the operator scrolls: the rows a page
+  // brings into the window are rendered in the background, a row at a time between frames, not
+  // in one task with the read. A session held whole (no gaps) renders its changes at once.
+  const laid = useRef<{ items: readonly Item[]; keys: LaidItem[]; heights: Map<string, number> }>(undefined)
+  const deferred = useDeferredValue(latest)
+  const items = gapOf && latest.some((item) => gapOf(item) !== undefined) ? deferred : latest
   // The match and the focused row by key: rows come and go above them as pages are read.
   const [match, setMatch] = useState<string>()
   // The row holding the focus stays mounted when it scrolls out of the window, so keyboard and
@@ -124,7 +148,6 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
 
   // Each gap's height, kept from one list of items to the next (see gap-heights.ts). Derived when
   // the items change, before the virtualizer lays them out.
-  const laid = useRef<{ items: readonly Item[]; keys: LaidItem[]; heights: Map<string, number> }>(undefined)
   if (laid.current?.items !== items) {
     const keys = items.map((item): LaidItem => {
       const gap = gapOf?.(item)
@@ -186,6 +209,7 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
     useFlushSync: false,
   })
   last.current = virtualizer
+  virtualizer.shouldAdjustScrollPositionOnItemSizeChange = keepTheEye
   const atEnd = virtualizer.isAtEnd()
   const virtualRows = virtualizer.getVirtualItems()
 
@@ -206,10 +230,14 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
   useLayoutEffect(() => {
     const pending = unmeasured.current
     if (pending.size === 0) return
-    const sizes = [...pending].filter(([node]) => node.isConnected).map(([node, index]) => [index, node.getBoundingClientRect().height] as const)
+    // As TanStack measures a row (offsetHeight), so a later measure of the same row agrees.
+    const sizes = [...pending].filter(([node]) => node.isConnected).map(([node, index]) => [index, (node as HTMLElement).offsetHeight] as const)
     pending.clear()
     for (const [index, size] of sizes) if (size > 0) virtualizer.resizeItem(index, size)
   })
+
+  /** Whether the view has been placed at the end, where a session opens. */
+  const placed = useRef(false)
 
   // A window that changes size (a phone turned, the panel folded, zoom) re-wraps every row: one
   // that was reading the end stays at the end. Only the operator's own scrolling moves the pin
@@ -250,40 +278,47 @@ export function Transcript<Item>({ items, itemKey, renderItem, itemText, loading
   // The gaps in the window (their page is worth reading) and what the view shows. Without a
   // layout (a test DOM) every row is in the window, and nothing is near or far.
   const hasLayout = !withoutLayout.has(virtualizer)
+  const viewingTimer = useRef<ReturnType<typeof setTimeout>>(undefined)
+  useEffect(() => () => clearTimeout(viewingTimer.current), [])
   const lookAround = () => {
-    if (!hasLayout || !scrollRef.current) return
-    const offset = virtualizer.scrollOffset ?? scrollRef.current.scrollTop
-    const height = virtualizer.scrollRect?.height ?? scrollRef.current.clientHeight
+    // Not before the view is placed at the end: the first window, at the top, is not where the operator is.
+    const element = scrollRef.current
+    if (!hasLayout || !placed.current || !element) return
+    // Where the element is, which a scroll command has written before the virtualizer reads it back.
+    const offset = element.scrollTop
+    const height = element.clientHeight
     const middle = offset + height / 2
+    const measurements = virtualizer.measurementsCache
+    laid.current?.keys.forEach((entry, index) => {
+      const at = measurements[index]
+      if (entry.count === undefined || !at || at.end < offset - height * GAP_REACH || at.start > offset + height * (1 + GAP_REACH)) return
+      onGapReached?.(entry.key, Math.min(1, Math.max(0, (middle - at.start) / at.size)))
+    })
     let lo: number | undefined
     let hi: number | undefined
     for (const row of virtualizer.getVirtualItems()) {
-      const item = items[row.index] as Item
-      const gap = gapOf?.(item)
-      if (gap) onGapReached?.(gap.key, Math.min(1, Math.max(0, (middle - row.start) / row.size)))
-      else if (row.end > offset && row.start < offset + height) {
-        const seq = itemSeq?.(item)
-        if (seq !== undefined) {
-          lo ??= seq
-          hi = seq
-        }
-      }
+      if (row.end <= offset || row.start >= offset + height) continue
+      const seq = itemSeq?.(items[row.index] as Item)
+      if (seq === undefined) continue
+      lo ??= seq
+      hi = seq
     }
-    if (lo !== undefined && hi !== undefined) onViewing?.(lo, hi)
+    if (lo === undefined || hi === undefined) return
+    // Said once the view has stayed a moment: what it lets go is not worth a render mid-scroll.
+    const seen = [lo, hi] as const
+    clearTimeout(viewingTimer.current)
+    viewingTimer.current = setTimeout(() => onViewing?.(...seen), VIEW_SETTLE_MS)
   }
   settled.current = lookAround
   const windowKey = virtualRows.map((row) => row.key).join(' ')
   useEffect(() => {
-    if (!hasLayout || !gapOf) return
-    const rendered = windowKey.split(' ')
-    if (!rendered.some((key) => key !== '' && laid.current?.heights.has(key))) return
+    if (!hasLayout || !laid.current?.heights.size) return
     lookAround()
     // Run for each new window: `lookAround` reads the virtualizer as it is then.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [windowKey, hasLayout])
 
   // The history arrives at the end of the conversation, where the newest line is.
-  const placed = useRef(false)
   useLayoutEffect(() => {
     if (placed.current || loading || items.length === 0) return
     placed.current = true

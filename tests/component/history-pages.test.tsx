@@ -1,0 +1,227 @@
+/**
+ * A long session in the transcript: it opens with its newest page; the view scrolled to the top
+ * reads the page before and the row the operator was on stays where it was; "Load earlier
+ * messages" does the same from the keyboard; find reaches a word held nowhere near with the
+ * daemon's search and goes to it, reading the page around it.
+ */
+import { act, screen, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { http, HttpResponse } from 'msw'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { pageOf, searchOf } from '../../mocks/history'
+import type { Message } from '../../src/wire/types'
+import { advance, advanceUntil, createSession, installFakeClock, renderChat, startMockDaemonForFile } from './harness'
+
+const { daemon, server } = startMockDaemonForFile()
+
+beforeEach(() => installFakeClock())
+afterEach(() => vi.useRealTimers())
+
+const user = () => userEvent.setup({ delay: null, advanceTimers: (ms) => vi.advanceTimersByTime(ms) })
+
+/**
+ * `exchanges` questions and answers, in seq order; only the first question holds "Originquokka".
+ * Exchanges in `regenerated` have that many earlier versions of their answer (superseded), so a
+ * page of them makes fewer rows than it has messages.
+ */
+function longSession(sid: string, exchanges: number, regenerated: Record<number, number> = {}): Message[] {
+  const out: Message[] = []
+  const seq = () => out.length + 1
+  for (let i = 1; i <= exchanges; i++) {
+    const at = Date.UTC(2026, 0, 1) + i * 60_000
+    out.push({ id: `q${i}`, session_id: sid, role: 'operator', content: i === 1 ? 'Where does the Originquokka live?' : `Question number ${i}`, created_at: at, superseded: false, seq: seq() })
+    for (let v = 1; v <= (regenerated[i] ?? 0); v++)
+      out.push({ id: `a${i}v${v}`, session_id: sid, role: 'agent', content: `Answer number ${i}, version ${v}`, created_at: at, superseded: true, reply_to: `q${i}`, run_id: `run_${i}_${v}`, status: 'complete', seq: seq() })
+    out.push({ id: `a${i}`, session_id: sid, role: 'agent', content: `Answer number ${i}`, created_at: at, superseded: false, reply_to: `q${i}`, run_id: `run_${i}`, status: 'complete', seq: seq() })
+  }
+  return out
+}
+
+/**
+ * Serves the session's history in pages and its search, as the daemon does; returns the reads'
+ * queries. A page read waits for `held` when given (a slow daemon).
+ */
+function serve(sid: string, history: readonly Message[], held?: Promise<void>): string[] {
+  const reads: string[] = []
+  const number = (query: URLSearchParams, name: string) => (query.has(name) ? Number(query.get(name)) : undefined)
+  server.use(
+    http.get(`*/api/v1/sessions/${sid}/messages`, async ({ request }) => {
+      const query = new URL(request.url).searchParams
+      reads.push(query.toString())
+      if (held && query.has('before')) await held
+      if (!['limit', 'before', 'after'].some((name) => query.has(name))) return HttpResponse.json({ messages: history })
+      return HttpResponse.json(pageOf(history, { limit: number(query, 'limit'), before: number(query, 'before'), after: number(query, 'after') }))
+    }),
+    http.get(`*/api/v1/sessions/${sid}/search`, ({ request }) => {
+      const query = new URL(request.url).searchParams
+      return HttpResponse.json(searchOf(history, query.get('q') ?? '', number(query, 'limit') ?? 20))
+    }),
+  )
+  return reads
+}
+
+const questions = () => screen.queryAllByRole('article', { name: 'You' }).map((a) => a.textContent ?? '')
+
+describe('a session held in pages', () => {
+  it('opens with its newest page, and "Load earlier messages" reads the page before, from the keyboard', async () => {
+    const sid = createSession(daemon)
+    const reads = serve(sid, longSession(sid, 150))
+    renderChat(sid)
+    await advanceUntil(() => questions().length > 0, 'the newest page')
+    expect(reads).toEqual(['limit=100'])
+    expect(questions()).toHaveLength(50)
+    expect(questions()[0]).toContain('Question number 101')
+    const load = screen.getByRole('button', { name: 'Load earlier messages' })
+    load.focus()
+    await user().keyboard('{Enter}')
+    await advanceUntil(() => questions().length === 100, 'the page before')
+    expect(reads).toEqual(['limit=100', 'limit=100&before=201'])
+    expect(questions()[0]).toContain('Question number 51')
+    // The rest is still to come, and so is its button.
+    expect(screen.getByRole('button', { name: 'Load earlier messages' })).toBeInTheDocument()
+  })
+
+  it('finds a word only the first message holds with the daemon search, reads the page around it and goes to it', async () => {
+    const sid = createSession(daemon)
+    const reads = serve(sid, longSession(sid, 500))
+    renderChat(sid)
+    await advanceUntil(() => questions().length > 0, 'the newest page')
+    expect(screen.queryByText(/Originquokka/)).toBeNull()
+    const find = screen.getByRole('searchbox', { name: 'Find in session' })
+    await user().type(find, 'originquokka')
+    await advanceUntil(() => screen.queryByText('0 of 1') !== null, 'the daemon’s hit')
+    await user().type(find, '{Enter}')
+    await advanceUntil(() => screen.queryByText(/Originquokka/) !== null, 'the hit shown')
+    expect(reads.at(-1)).toBe('limit=100&before=51')
+    expect(screen.getByText('1 of 1')).toBeInTheDocument()
+    const hit = screen.getByText(/Originquokka/).closest('[data-index]')
+    expect(hit).toHaveClass('transcript__row--match')
+    // The rows between the hit's page and the end are not held: a gap stands for them.
+    expect(screen.getAllByRole('button', { name: 'Load more messages' })).toHaveLength(1)
+  })
+})
+
+describe('a session held in pages, laid out', () => {
+  const VIEW_PX = 400
+  const ROW_PX = 100
+  const restore: Array<() => void> = []
+  /** A screen for the transcript: jsdom lays nothing out, so the log, its rows and its scroll are given sizes. */
+  function layOut() {
+    const offsets = new WeakMap<Element, number>()
+    const isLog = (el: Element) => el.classList.contains('transcript')
+    const content = (el: Element) => parseFloat((el.querySelector('.transcript__content') as HTMLElement | null)?.style.height ?? '0') || 0
+    const define = (proto: object, name: string, descriptor: PropertyDescriptor) => {
+      const before = Object.getOwnPropertyDescriptor(proto, name)
+      Object.defineProperty(proto, name, { configurable: true, ...descriptor })
+      restore.push(() => (before ? Object.defineProperty(proto, name, before) : delete (proto as Record<string, unknown>)[name]))
+    }
+    const rowHeight = (el: HTMLElement) => (el.style.height ? parseFloat(el.style.height) : ROW_PX)
+    define(HTMLElement.prototype, 'offsetHeight', {
+      get(this: HTMLElement) {
+        return isLog(this) ? VIEW_PX : this.classList.contains('transcript__row') ? rowHeight(this) : 0
+      },
+    })
+    define(HTMLElement.prototype, 'offsetWidth', { get(this: HTMLElement) { return isLog(this) ? 800 : 0 } })
+    define(Element.prototype, 'clientHeight', { get(this: Element) { return isLog(this) ? VIEW_PX : 0 } })
+    define(Element.prototype, 'scrollHeight', { get(this: Element) { return isLog(this) ? content(this) : 0 } })
+    define(Element.prototype, 'scrollTop', {
+      get(this: Element) {
+        return offsets.get(this) ?? 0
+      },
+      set(this: Element, value: number) {
+        offsets.set(this, Math.max(0, Math.min(value, this.scrollHeight - this.clientHeight)))
+        this.dispatchEvent(new Event('scroll'))
+      },
+    })
+    define(Element.prototype, 'scrollTo', {
+      value(this: Element, options: ScrollToOptions) {
+        if (options.top !== undefined) this.scrollTop = options.top
+      },
+    })
+    // jsdom's style drops a translate3d it cannot parse: kept as written, it says where a row is.
+    const transforms = new WeakMap<CSSStyleDeclaration, string>()
+    define(CSSStyleDeclaration.prototype, 'transform', {
+      get(this: CSSStyleDeclaration) {
+        return transforms.get(this) ?? ''
+      },
+      set(this: CSSStyleDeclaration, value: string) {
+        transforms.set(this, value)
+      },
+    })
+    const rect = Element.prototype.getBoundingClientRect
+    define(Element.prototype, 'getBoundingClientRect', {
+      value(this: Element) {
+        if (!this.classList.contains('transcript__row')) return rect.call(this)
+        const style = (this as HTMLElement).style
+        const height = rowHeight(this as HTMLElement)
+        const log = this.closest('.transcript')
+        const top = parseFloat(/translate3d\([^,]*,\s*(-?[\d.]+)px/.exec(style.transform)?.[1] ?? '0') - (log?.scrollTop ?? 0)
+        return { x: 0, y: top, top, left: 0, right: 800, bottom: top + height, width: 800, height, toJSON: () => ({}) } as DOMRect
+      },
+    })
+  }
+  afterEach(() => {
+    for (const undo of restore.splice(0).reverse()) undo()
+  })
+
+  /** The row across the middle of the view (a message, not a gap): its first words and where it is. */
+  const underTheMiddle = () => {
+    for (const row of document.querySelectorAll<HTMLElement>('.transcript__row:not(.transcript__row--gap)')) {
+      const box = row.getBoundingClientRect()
+      const article = row.querySelector('article')
+      if (article && box.top <= VIEW_PX / 2 && box.bottom > VIEW_PX / 2) return { text: within(article).getByText(/number \d+/).textContent ?? '', top: box.top }
+    }
+    return undefined
+  }
+
+  /** Where the row of `text` is on screen: its offset in the log less the log's scroll. */
+  const onScreen = (text: string) => {
+    const row = screen.getByText(text).closest('[data-index]') as HTMLElement
+    return row.getBoundingClientRect().top
+  }
+
+  it('reads the page before as the view nears the top, and the row on screen stays where it is when it lands', async () => {
+    layOut()
+    const sid = createSession(daemon)
+    let release = () => {}
+    // The page before the newest holds 30 earlier versions: 70 rows where its messages are 100.
+    const history = longSession(sid, 500, { 420: 30 })
+    const newest = history.at(-100)!
+    const reads = serve(sid, history, new Promise<void>((resolve) => (release = resolve)))
+    renderChat(sid)
+    await advanceUntil(() => screen.queryByText('Answer number 500') !== null, 'the newest page')
+    const log = screen.getByRole('log')
+    expect(log.scrollTop).toBeGreaterThan(0)
+    expect(reads).toEqual(['limit=100'])
+    // Up, half a screen at a time, as a reader scrolls: the gap above the first row held comes
+    // within reach, and its page is asked for (the daemon is slow to answer).
+    while (reads.length < 2 || screen.queryByText('Question number 451') === null) {
+      await act(async () => {
+        log.scrollTop -= VIEW_PX / 2
+      })
+      await advance(20)
+    }
+    expect(reads[1]).toBe(`limit=100&before=${newest.seq}`)
+    // The reader goes on up until the gap shows above the first row held.
+    await act(async () => {
+      log.scrollTop += onScreen('Question number 451') - 100
+    })
+    const eye = underTheMiddle()
+    if (!eye) throw new Error('no row was on screen')
+    expect(onScreen('Question number 451')).toBe(100)
+    const indexOf = (text: string) => Number(screen.getByText(text).closest('[data-index]')?.getAttribute('data-index'))
+    const at = indexOf(eye.text)
+    release()
+    // It lands: its rows go in above (the row read moves down the list, not on screen).
+    await advanceUntil(() => indexOf(eye.text) > at, 'the page before to land')
+    expect(onScreen(eye.text)).toBe(eye.top)
+    // The page landed above: scrolling on up shows its rows, not a gap.
+    while (screen.queryByText('Question number 450') === null && log.scrollTop > 0) {
+      await act(async () => {
+        log.scrollTop -= VIEW_PX / 2
+      })
+      await advance(20)
+    }
+    expect(screen.getByText('Question number 450')).toBeInTheDocument()
+  })
+})
