@@ -4,9 +4,17 @@
  * Tests and stories make theirs with both tables bundled (`createI18n` in bundled.ts).
  */
 import i18next, { type BackendModule, type i18n as I18n, type InitOptions, type Resource } from 'i18next'
+import LanguageDetector, { type DetectorOptions } from 'i18next-browser-languagedetector'
 import { initReactI18next } from 'react-i18next'
-import { languageDetector } from './detect'
 import { enTranslation, SUPPORTED_LANGUAGES, toLanguage, type Language, type Translation } from './resources'
+
+/** Where the detector reads the language from, first match wins; the choice is kept in localStorage. */
+const DETECTION: DetectorOptions = {
+  order: ['querystring', 'localStorage', 'navigator', 'htmlTag'],
+  lookupQuerystring: 'lang',
+  lookupLocalStorage: 'rebound.lang',
+  caches: ['localStorage'],
+}
 
 /**
  * The `<html lang>` value for each language. Chinese is tagged with its script: browsers pick
@@ -31,6 +39,7 @@ export function baseOptions(extra: InitOptions): InitOptions {
     interpolation: { escapeValue: false },
     // On: every init would log its options, and console output fails tests.
     debug: false,
+    detection: DETECTION,
     ...extra,
   }
 }
@@ -39,7 +48,7 @@ export function baseOptions(extra: InitOptions): InitOptions {
 export function newInstance(detect: boolean | undefined): I18n {
   const instance = i18next.createInstance()
   instance.use(initReactI18next)
-  if (detect) instance.use(languageDetector)
+  if (detect) instance.use(LanguageDetector)
   // Registered before init so the first language is mirrored too.
   instance.on('languageChanged', () => syncHtmlLang(instance))
   return instance

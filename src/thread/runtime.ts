@@ -4,6 +4,7 @@
  * No React: the chat view reaches it through its provider (src/chat/runtime.tsx); only tests,
  * stories and the app shell build one.
  */
+import { v4 as uuidv4 } from 'uuid'
 import { createLiveRunStore, type LiveRunStore } from '../live/live-runs'
 import { createRunFollower, type HistoryRefresher, type RunFollower } from '../live/run-follower'
 import { createStopOutbox, type StopOutbox } from '../live/stop-outbox'
@@ -19,18 +20,6 @@ import type { DaemonClient } from '../wire/http'
 import type { FollowRun } from '../wire/worker-follow'
 
 export type { HistoryRefresher } from '../live/run-follower'
-
-/**
- * A version 4 UUID from the browser's random source. `crypto.randomUUID` exists in secure contexts
- * only; `getRandomValues` everywhere, plain http on a LAN included.
- */
-function uuidV4(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16))
-  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40
-  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80
-  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
-}
 
 export type ChatRuntime = {
   client: DaemonClient
@@ -144,7 +133,7 @@ export function createChatRuntime(
     locks,
     tabs,
     historyChanged,
-    newId: uuidV4,
+    newId: () => uuidv4(),
     connectHistory(refresh) {
       refresher = refresh
       for (const sessionId of stale) void refresh(sessionId)
