@@ -100,7 +100,7 @@ type Reattach = z.infer<typeof reattachSchema>
 
 export const LIVE_RUN_NAMESPACE = 'live-run'
 /** How many attempts tier 1 made in each run it retried, kept for a reload and the other tabs. */
-export const TIER1_ATTEMPTS_NAMESPACE = 'tier1-attempts'
+const TIER1_ATTEMPTS_NAMESPACE = 'tier1-attempts'
 /** Runs whose tier 1 attempts are kept; the oldest go first. */
 export const TIER1_ATTEMPTS_LIMIT = 100
 const tier1AttemptsSchema = z.array(z.object({ run: z.string(), attempts: z.int().check(z.minimum(1)) }))

@@ -24,7 +24,7 @@ import { awaitingApprovals, firstUndecided, type AwaitingTool } from './approval
 import type { ToolDecision } from '../wire/types'
 
 /** A regenerate that replaces later operator messages, waiting for the operator to say yes. */
-export type PendingConfirm = { anchorId: string; count: number }
+type PendingConfirm = { anchorId: string; count: number }
 
 export type ThreadSnapshot = {
   sessionId: string

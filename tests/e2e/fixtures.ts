@@ -244,11 +244,6 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
   })
 }
 
-/** The page's own clock (faked or not). */
-export async function pageNow(page: Page): Promise<number> {
-  return page.evaluate(() => Date.now())
-}
-
 type WordTable = { [key: string]: string | WordTable }
 
 /** The interface words of a language (`locales/<lang>/app.json`), read from the same JSON the app bundles. */

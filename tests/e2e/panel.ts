@@ -15,7 +15,7 @@ export function sessionsNav(page: Page, lang: Lang = 'en'): Locator {
 }
 
 /** Opens the panel if it is folded away (narrow screens); a no-op where it is always shown. */
-export async function showSessions(page: Page, lang: Lang = 'en'): Promise<void> {
+async function showSessions(page: Page, lang: Lang = 'en'): Promise<void> {
   const toggle = sessionsToggle(page, lang)
   if ((await toggle.isVisible()) && (await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click()
   await expect(sessionsNav(page, lang)).toBeVisible()

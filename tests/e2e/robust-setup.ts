@@ -111,7 +111,7 @@ export function plan(stack: Stack, faults: string[]): void {
   stack.daemon.daemon.plan(faults)
 }
 
-export const REGENERATE = /^\/api\/v1\/sessions\/[^/]+\/messages\/[^/]+\/regenerate$/
+const REGENERATE = /^\/api\/v1\/sessions\/[^/]+\/messages\/[^/]+\/regenerate$/
 
 /** How many regenerates the daemon received. */
 export function regenerates(stack: Stack): number {
