@@ -45,8 +45,8 @@ const SCROLLING_OVERSCAN = 1
 const SCROLL_QUIET_MS = 150
 /** How near the view (in screens, above and below) a gap has its page read. */
 const GAP_REACH = 1
-/** How long the view stays before what it shows is said (and pages far from it let go). */
-const VIEW_SETTLE_MS = 300
+/** How often, at most, what the view shows is said (and pages far from it let go). */
+const VIEW_EVERY_MS = 200
 /** How close to the end still counts as reading the latest. */
 const PIN_SLACK_PX = 48
 /** How long a disclosure the operator toggled is held under the pointer while what it opened settles (lazy Markdown, highlighting). */
@@ -279,6 +279,7 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
   // layout (a test DOM) every row is in the window, and nothing is near or far.
   const hasLayout = !withoutLayout.has(virtualizer)
   const viewingTimer = useRef<ReturnType<typeof setTimeout>>(undefined)
+  const viewing = useRef<readonly [number, number]>(undefined)
   useEffect(() => () => clearTimeout(viewingTimer.current), [])
   const lookAround = () => {
     // Not before the view is placed at the end: the first window, at the top, is not where the operator is.
@@ -304,10 +305,17 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
       hi = seq
     }
     if (lo === undefined || hi === undefined) return
-    // Said once the view has stayed a moment: what it lets go is not worth a render mid-scroll.
-    const seen = [lo, hi] as const
-    clearTimeout(viewingTimer.current)
-    viewingTimer.current = setTimeout(() => onViewing?.(...seen), VIEW_SETTLE_MS)
+    // At most once in a while, and the last word after a pause: a long scroll lets pages go as it
+    // goes (what is held stays a few pages), without a render for every step of it.
+    viewing.current = [lo, hi]
+    if (viewingTimer.current !== undefined) return
+    const say = () => {
+      const seen = viewing.current
+      viewing.current = undefined
+      if (seen) onViewing?.(...seen)
+      viewingTimer.current = seen ? setTimeout(say, VIEW_EVERY_MS) : undefined
+    }
+    say()
   }
   settled.current = lookAround
   const windowKey = virtualRows.map((row) => row.key).join(' ')
