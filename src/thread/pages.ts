@@ -19,14 +19,14 @@ export const MAX_PAGE = 1000
  * when the operator scrolls back). The newest page is always kept: the core (the runs followed,
  * tier 2, the shortcuts, a send shown from its receipt) works on the session's end.
  */
-export const KEEP_AROUND_VIEW = 150
+const KEEP_AROUND_VIEW = 150
 
 /**
  * A run of held messages with nothing missing in between: every message whose `seq` is in
  * `lo…hi` is here. `lo` is -Infinity when the run starts the session; `hi` is Infinity for the
  * run at the session's end (as far as its last read saw).
  */
-export type Segment = { lo: number; hi: number; messages: readonly Message[] }
+type Segment = { lo: number; hi: number; messages: readonly Message[] }
 
 export type PagedHistory = {
   /** Oldest first, never touching (two runs that touch are one). The last one ends the session. */
@@ -189,7 +189,7 @@ function dedupe(messages: Message[]): Message[] {
 }
 
 /** Structural equality of two JSON values (messages as read). */
-export function sameValue(a: unknown, b: unknown): boolean {
+function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
   if (Array.isArray(a)) {

@@ -13,7 +13,7 @@ export type TranscriptItem =
   | GapItem
 
 /** Messages not held between two rows (or before the first): the view stands in for them and reads them when it reaches them. */
-export type GapItem = { kind: 'gap'; key: string; gap: Gap }
+type GapItem = { kind: 'gap'; key: string; gap: Gap }
 
 /**
  * What identifies a reply on screen: its run. A reply shown from a send's receipt has a stand-in

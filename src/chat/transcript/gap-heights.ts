@@ -12,7 +12,7 @@ export type LaidItem = { key: string; count?: number }
 /** The least a gap is drawn: its line and its button. */
 export const MIN_GAP_PX = 56
 /** The most all gaps take: browsers cap an element's height (Chromium near 33.5 million px). */
-export const MAX_GAPS_PX = 16_000_000
+const MAX_GAPS_PX = 16_000_000
 
 /**
  * The heights of the gaps of `next`, given the layout before (`prev` with each item's height, or
