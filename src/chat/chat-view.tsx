@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useRef } from 'react'
+import { useCallback, useEffect, useMemo, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { RefusalError } from '../wire/errors'
 import { ComposerPanel } from './composer/composer-panel'
@@ -10,7 +10,7 @@ import { replyFocusOf } from './reply-focus'
 import { ReplyRow } from './reply/reply-row'
 import { SessionAnnouncer } from './announce/session-announcer'
 import { ApprovalAnnouncer } from './announce/approval-announcer'
-import { LazyToolApproval } from './reply/steps/lazy-reply-parts'
+import { LazyToolApproval, prefetchReplyParts } from './reply/steps/lazy-reply-parts'
 import type { ToolApproval as ApprovalSlot } from './reply/steps/tool-step'
 import { focusApproval } from './approval-focus'
 import { useChatRuntime } from './runtime'
@@ -33,6 +33,9 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
   const state: ThreadSnapshot = useThreadState(thread, (snapshot) => snapshot)
   const composerRef = useRef<HTMLTextAreaElement>(null)
   const remoteFind = useMemo(() => ({ search: thread.search, held: thread.holds, reveal: thread.reveal }), [thread])
+
+  // A session open is the moment to fetch how steps render, so its first reply's steps never wait for it.
+  useEffect(prefetchReplyParts, [])
 
   // The session's shortcuts act on the reply at the end of the conversation, or go to the approval waiting.
   useShortcuts((id) => {
