@@ -224,7 +224,8 @@ for (const lang of LANGS) {
     await expect(dialog.getByRole('button', { name: word(lang, 'shortcuts.close') })).toBeFocused()
     await expect(dialog.getByRole('row', { name: word(lang, 'shortcuts.newSession') })).toContainText('Ctrl+Shift+O')
     await expect(dialog.getByRole('row', { name: word(lang, 'shortcuts.stopOrCancel') })).toContainText('Ctrl+Shift+Backspace')
-    await expect(dialog.getByRole('rowheader')).toHaveCount(10)
+    await expect(dialog.getByRole('row', { name: word(lang, 'shortcuts.focusApproval') })).toContainText('Ctrl+Shift+Y')
+    await expect(dialog.getByRole('rowheader')).toHaveCount(11)
     await page.keyboard.press('Escape')
     await expect(dialog).toHaveCount(0)
 
