@@ -279,7 +279,8 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
   // layout (a test DOM) every row is in the window, and nothing is near or far.
   const hasLayout = !withoutLayout.has(virtualizer)
   const viewingTimer = useRef<ReturnType<typeof setTimeout>>(undefined)
-  const viewing = useRef<readonly [number, number]>(undefined)
+  const wantsSaying = useRef(false)
+  const shows = useRef<() => readonly [number, number] | undefined>(() => undefined)
   useEffect(() => () => clearTimeout(viewingTimer.current), [])
   const lookAround = () => {
     // Not before the view is placed at the end: the first window, at the top, is not where the operator is.
@@ -295,6 +296,26 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
       if (entry.count === undefined || !at || at.end < offset - height * GAP_REACH || at.start > offset + height * (1 + GAP_REACH)) return
       onGapReached?.(entry.key, Math.min(1, Math.max(0, (middle - at.start) / at.size)))
     })
+    // At most once in a while, and the last word after a pause: a long scroll lets pages go as it
+    // goes (what is held stays a few pages), without a render for every step of it. What the view
+    // shows is read when it is said, never from before (a page that just landed is in it).
+    wantsSaying.current = true
+    if (viewingTimer.current !== undefined) return
+    const say = () => {
+      const said = wantsSaying.current
+      wantsSaying.current = false
+      const range = said ? shows.current() : undefined
+      if (range) onViewing?.(...range)
+      viewingTimer.current = said ? setTimeout(say, VIEW_EVERY_MS) : undefined
+    }
+    say()
+  }
+  /** The seqs of the first and last rows in view, as the log is now. */
+  shows.current = () => {
+    const element = scrollRef.current
+    if (!element) return undefined
+    const offset = element.scrollTop
+    const height = element.clientHeight
     let lo: number | undefined
     let hi: number | undefined
     for (const row of virtualizer.getVirtualItems()) {
@@ -304,18 +325,7 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
       lo ??= seq
       hi = seq
     }
-    if (lo === undefined || hi === undefined) return
-    // At most once in a while, and the last word after a pause: a long scroll lets pages go as it
-    // goes (what is held stays a few pages), without a render for every step of it.
-    viewing.current = [lo, hi]
-    if (viewingTimer.current !== undefined) return
-    const say = () => {
-      const seen = viewing.current
-      viewing.current = undefined
-      if (seen) onViewing?.(...seen)
-      viewingTimer.current = seen ? setTimeout(say, VIEW_EVERY_MS) : undefined
-    }
-    say()
+    return lo === undefined || hi === undefined ? undefined : ([lo, hi] as const)
   }
   settled.current = lookAround
   const windowKey = virtualRows.map((row) => row.key).join(' ')
