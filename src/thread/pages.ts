@@ -33,7 +33,7 @@ export type PagedHistory = {
   segments: readonly Segment[]
   /** Every held message, oldest first: the segments' messages one after the other. */
   messages: readonly Message[]
-  /** Records the reads could not read (skipped so the rest shows). */
+  /** Records a read could not read (skipped so the rest shows): the most any one read skipped. */
   skipped: number
   /**
    * Where the session stood when it was opened: the first seq of the newest page read then. What
@@ -171,8 +171,9 @@ export function mergeRead(history: PagedHistory, read: Read, mode: 'replace' | '
   joined.sort(bySeq)
   const merged: Segment = { lo, hi, messages: dedupe(joined) }
   const segments = [...kept, merged].sort((a, b) => a.lo - b.lo)
-  const skipped = mode === 'replace' ? read.skipped : history.skipped + read.skipped
-  return historyOf(segments, skipped, history.opened)
+  // A record that cannot be read stays so: the notice counts the most any read skipped (a page
+  // read twice, or a catch-up over part of it, must not count it again or forget it).
+  return historyOf(segments, Math.max(history.skipped, read.skipped), history.opened)
 }
 
 /** One message per id (a message keeps its id and its seq for ever; the later copy in order wins). */
