@@ -14,6 +14,7 @@ import type { KeyedStore } from '../storage/keyed-store'
 import { LOCK_PREFIX, type LockManagerLike } from '../storage/locks'
 import { RefusalError } from '../wire/errors'
 import type { DaemonClient } from '../wire/http'
+import { readableList } from '../storage/readable-list'
 
 const entrySchema = z.object({
   runId: z.string(),
@@ -24,16 +25,7 @@ const entrySchema = z.object({
 })
 type StopEntry = z.infer<typeof entrySchema>
 
-/** One unreadable entry must not cost the others. */
-const entriesSchema = z.pipe(
-  z.array(z.unknown()),
-  z.transform((items: unknown[]) =>
-    items.flatMap((item) => {
-      const parsed = entrySchema.safeParse(item)
-      return parsed.success ? [parsed.data] : []
-    }),
-  ),
-)
+const entriesSchema = readableList(entrySchema)
 
 export const STOP_OUTBOX_NAMESPACE = 'stop-outbox'
 /** How long Stop waits for the daemon's answer before the stop reads as kept (the request goes on). */

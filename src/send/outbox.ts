@@ -5,6 +5,7 @@
  */
 import { z } from 'zod/mini'
 import type { KeyedStore } from '../storage/keyed-store'
+import { readableList } from '../storage/readable-list'
 
 export type OutboxState = 'sending' | 'not_sent'
 
@@ -20,16 +21,7 @@ const entrySchema = z.object({
 
 export type OutboxEntry = z.infer<typeof entrySchema>
 
-/** One unreadable entry must not cost the others: each is checked on its own. */
-const entriesSchema = z.pipe(
-  z.array(z.unknown()),
-  z.transform((items: unknown[]) =>
-    items.flatMap((item) => {
-      const parsed = entrySchema.safeParse(item)
-      return parsed.success ? [parsed.data] : []
-    }),
-  ),
-)
+const entriesSchema = readableList(entrySchema)
 
 const OUTBOX_NAMESPACE = 'outbox'
 
