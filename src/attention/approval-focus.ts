@@ -4,6 +4,9 @@
  * event (for a session already on screen) and is kept until taken (the session just opened may
  * still be loading its history).
  *
+ * The session's view brings the approval's row into view (it may be scrolled away, out of the
+ * transcript's window), so its controls mount and can take the request.
+ *
  * For the approval controls: on mount, and on APPROVAL_FOCUS_EVENT, call
  * `takeApprovalFocus(sessionId, toolCallId)`; when it returns the target, focus the control (and
  * `preventDefault()` the event, if one came). The shell focuses the tool's step as a fallback when
@@ -23,6 +26,11 @@ export function requestApprovalFocus(target: ApprovalTarget): void {
   pending = target
   if (typeof window === 'undefined') return
   window.dispatchEvent(new CustomEvent<ApprovalTarget>(APPROVAL_FOCUS_EVENT, { detail: target, cancelable: true }))
+}
+
+/** The approval focus asked for in `sessionId`, left for its controls to take. */
+export function wantedApprovalFocus(sessionId: string): ApprovalTarget | undefined {
+  return pending?.sessionId === sessionId ? pending : undefined
 }
 
 /**

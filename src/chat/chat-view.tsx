@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { RefusalError } from '../wire/errors'
 import { ComposerPanel } from './composer/composer-panel'
@@ -13,6 +13,7 @@ import { ApprovalAnnouncer } from './announce/approval-announcer'
 import { LazyToolApproval, prefetchReplyParts } from './reply/steps/lazy-reply-parts'
 import type { ToolApproval as ApprovalSlot } from './reply/steps/tool-step'
 import { focusApproval } from './approval-focus'
+import { APPROVAL_FOCUS_EVENT, wantedApprovalFocus, type ApprovalTarget } from '../attention/approval-focus'
 import { useChatRuntime } from './runtime'
 import { Transcript } from './transcript/transcript'
 import { SessionUsage } from './transcript/session-usage'
@@ -43,6 +44,24 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
     if (id === 'focusApproval') return focusApproval(thread.nextApproval())
     return false
   })
+  // A clicked notification of an approval in this session: its row is brought into view, wherever
+  // the operator had scrolled, so the approval's controls mount and take the focus.
+  // (The view is mounted per session: a request made as it opened is read once, here.)
+  const [wanted, setWanted] = useState<{ runId: string } | undefined>(() => {
+    const target = wantedApprovalFocus(sessionId)
+    return target && { runId: target.runId }
+  })
+  useEffect(() => {
+    const onRequest = (event: Event) => {
+      const { detail } = event as CustomEvent<ApprovalTarget>
+      if (detail.sessionId === sessionId) setWanted({ runId: detail.runId })
+    }
+    window.addEventListener(APPROVAL_FOCUS_EVENT, onRequest)
+    return () => window.removeEventListener(APPROVAL_FOCUS_EVENT, onRequest)
+  }, [sessionId])
+  const revealKey = wanted && state.rows.find((row) => row.kind === 'agent' && row.message.run_id === wanted.runId)?.key
+  const reveal = useMemo(() => (revealKey === undefined || !wanted ? undefined : { key: revealKey, request: wanted }), [revealKey, wanted])
+
   // One function per thread: the replies' steps are memoized on it.
   const approval = useCallback<ApprovalSlot>((tool, runId) => <LazyToolApproval thread={thread} tool={tool} runId={runId} />, [thread])
 
@@ -132,6 +151,7 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
         onGapReached={thread.loadGap}
         onViewing={thread.viewing}
         remoteFind={remoteFind}
+        reveal={reveal}
       />
       {state.unreadable > 0 ? (
         <p className="failure failure__text chat__unreadable" role="status">

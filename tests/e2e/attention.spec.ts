@@ -118,6 +118,10 @@ test('each event counts once in both hidden tabs and is notified once across the
   // The approval's notification, clicked, leads to the tool waiting for the decision.
   const approval = notes.find((n) => n.tag.startsWith('approval:'))!.tag
   const notifier = (await a.evaluate((tag) => window.__notes.some((n) => n.tag === tag), approval)) ? a : b
+  // Wherever the operator had scrolled: the approval's row is out of the transcript's window.
+  await messageBox(notifier).focus()
+  await notifier.getByRole('log', { name: 'Conversation' }).evaluate((log) => log.scrollTo({ top: 0 }))
+  await expect(notifier.locator('main [data-status="awaiting_approval"]')).toHaveCount(0)
   await notifier.evaluate((tag) => window.__notes.find((n) => n.tag === tag)?.onclick?.(), approval)
   await expect(notifier).toHaveURL(url)
   await expect.poll(() => notifier.evaluate(() => document.activeElement?.closest('[data-status="awaiting_approval"]') != null)).toBe(true)

@@ -27,6 +27,11 @@ export type TranscriptProps<Item> = {
   onViewing?: (lo: number, hi: number) => void
   /** Find beyond the rows held, and reading the page of a hit (resolves false when it could not be read). */
   remoteFind?: RemoteFind & { reveal: (seq: number) => Promise<boolean> }
+  /**
+   * A row to bring into view (a clicked notification's approval), once per `request`: the view
+   * centres it, wherever the operator had scrolled. Ignored until the row is among the items.
+   */
+  reveal?: { key: string; request: object }
 }
 
 /** A first guess at a row's height, before it is measured. */
@@ -127,7 +132,7 @@ const withoutLayout = new WeakSet<object>()
  * that lands takes the place of the gap's part it fills at the same height (gap-heights.ts): the
  * row under the eye stays where it is.
  */
-export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText, loading, active, gapOf, onGapReached, itemSeq, onViewing, remoteFind }: TranscriptProps<Item>) {
+export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText, loading, active, gapOf, onGapReached, itemSeq, onViewing, remoteFind, reveal: wanted }: TranscriptProps<Item>) {
   const { t } = useTranslation()
   const scrollRef = useRef<HTMLDivElement>(null)
   // A session held in pages changes as pages land while the operator scrolls: the rows a page
@@ -361,6 +366,16 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
     [itemKey, items, virtualizer],
   )
 
+  // A row asked for from outside, once per request.
+  const revealed = useRef<object>(undefined)
+  useLayoutEffect(() => {
+    if (!wanted || revealed.current === wanted.request || loading) return
+    const index = indexOfKey.get(wanted.key)
+    if (index === undefined) return
+    revealed.current = wanted.request
+    virtualizer.scrollToIndex(index, { align: 'center' })
+  }, [indexOfKey, loading, virtualizer, wanted])
+
   // A find hit in a page not held: its page is read, then the view goes to its row.
   const [target, setTarget] = useState<number>()
   const revealSeq = useCallback(
@@ -412,6 +427,10 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
           const row = (event.target as Element).closest('[data-index]')
           const index = row ? Number(row.getAttribute('data-index')) : undefined
           setFocusedKey(index === undefined || items[index] === undefined ? undefined : itemKey(items[index] as Item))
+        }}
+        onBlur={(event) => {
+          // Focus gone out of the log (to the composer, say): no row needs holding any more.
+          if (!(event.relatedTarget instanceof Node && event.currentTarget.contains(event.relatedTarget))) setFocusedKey(undefined)
         }}
       >
         {loading ? <p className="muted">{t('app.loading')}</p> : null}
