@@ -11,14 +11,14 @@ import { QueryObserver, type QueryClient, type QueryObserverResult } from '@tans
 import { isWaiting, isCancellable, retryView } from '../retry/view'
 import { newEntry, resumeSends, sendEntry, takeBack, type SendHooks, type SendOutcome } from '../send/deliver'
 import type { OutboxEntry } from '../send/outbox'
-import type { Message, Usage } from '../wire/types'
+import type { Message } from '../wire/types'
 import { isActive } from '../wire/status'
 import { historyPager, loadPage, messagesQuery, refreshSession, releaseFarPages, showAcceptedSend } from './history'
 import { aroundRequest, gapRequest, gapsOf, hasEarlier, holds as holdsSeq, sinceOpened, type Gap, type PagedHistory, type Refresh } from './pages'
 import type { ChatRuntime } from './runtime'
 import { buildTranscript, regenerateImpact, withGaps, type TranscriptItem } from './transcript-model'
 import { overlay } from '../live/live-runs'
-import { settledUsage } from './usage'
+import { countSegments, EMPTY_LEDGER, ledgerSpent, type SessionSpent } from './usage'
 import { decide, decisionBookOf, resumeDecisions, type DecisionRecord } from './decisions'
 import { awaitingApprovals, firstUndecided, type AwaitingTool } from './approvals'
 import type { ToolDecision } from '../wire/types'
@@ -53,8 +53,11 @@ export type ThreadSnapshot = {
   active: boolean
   /** The runs of the main flow still going (their usage grows on the stream), newest last. */
   activeRuns: readonly string[]
-  /** What the session's ended runs spent since it was opened, superseded and failed ones included. */
-  spent: Usage | undefined
+  /**
+   * What the session's ended runs spent, superseded and failed ones included: from its start, or
+   * `since` the first message of what has been read back from its end (thread/usage.ts).
+   */
+  spent: SessionSpent
   /** Runs whose Stop is on the wire, and anchors whose regenerate is. */
   stopping: ReadonlySet<string>
   regenerating: ReadonlySet<string>
@@ -102,6 +105,9 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
   const decisionBook = decisionBookOf(runtime.store)
   let decisions = readDecisions(new Map())
   let awaiting = { key: '', tools: NO_TOOLS }
+  let ledger = EMPTY_LEDGER
+  let spent = ledgerSpent(ledger)
+  let countedHistory: PagedHistory | undefined
   let snapshot = build()
   let fedHistory: readonly Message[] | undefined
 
@@ -126,10 +132,22 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
       unreadable: history?.skipped ?? 0,
       active: activeRuns.length > 0,
       activeRuns,
-      spent: settledUsage(messages),
+      spent: spentIn(history),
       ...actions,
       decisions,
     }
+  }
+
+  /** What the session spent, every page read counted once (the same object while it is the same). */
+  function spentIn(history: PagedHistory | undefined): SessionSpent {
+    if (!history || history === countedHistory) return spent
+    countedHistory = history
+    const next = countSegments(ledger, history.segments)
+    if (next !== ledger) {
+      ledger = next
+      spent = ledgerSpent(ledger)
+    }
+    return spent
   }
 
   /** The session's decision records, keeping the objects (and the map) of those unchanged. */

@@ -9,6 +9,7 @@ import userEvent from '@testing-library/user-event'
 import { http, HttpResponse } from 'msw'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { pageOf, searchOf } from '../../mocks/history'
+import { formatClockTime } from '../../src/i18n/format'
 import type { Message } from '../../src/wire/types'
 import { advance, advanceUntil, createSession, installFakeClock, renderChat, startMockDaemonForFile } from './harness'
 
@@ -79,6 +80,31 @@ describe('a session held in pages', () => {
     expect(questions()[0]).toContain('Question number 51')
     // The rest is still to come, and so is its button.
     expect(screen.getByRole('button', { name: 'Load earlier messages' })).toBeInTheDocument()
+  })
+
+  it('says what was spent since the first message read, and the session total once its start is read', async () => {
+    const sid = createSession(daemon)
+    const history = longSession(sid, 150).map((m) => (m.role === 'agent' ? { ...m, usage: { input_tokens: 10, output_tokens: 1 } } : m))
+    serve(sid, history)
+    renderChat(sid)
+    await advanceUntil(() => questions().length > 0, 'the newest page')
+    // The newest page holds exchanges 101–150.
+    const spent = () => screen.getByRole('group', { name: /^(Spent since|Session total)/ })
+    const since = (exchange: number) => `Spent since ${formatClockTime(Date.UTC(2026, 0, 1) + exchange * 60_000, Date.now(), 'en')}`
+    expect(spent()).toHaveAccessibleName(since(101))
+    expect(spent()).toHaveTextContent('500 tokens in')
+    const load = async (rows: number) => {
+      screen.getByRole('button', { name: 'Load earlier messages' }).focus()
+      await user().keyboard('{Enter}')
+      await advanceUntil(() => questions().length === rows, 'the page before')
+    }
+    await load(100)
+    expect(spent()).toHaveAccessibleName(since(51))
+    expect(spent()).toHaveTextContent('1,000 tokens in')
+    await load(150)
+    expect(spent()).toHaveAccessibleName('Session total')
+    expect(spent()).toHaveTextContent('1,500 tokens in')
+    expect(spent()).toHaveTextContent('150 tokens out')
   })
 
   it('finds a word only the first message holds with the daemon search, reads the page around it and goes to it', async () => {

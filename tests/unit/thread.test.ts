@@ -7,7 +7,7 @@ import { QueryClient } from '@tanstack/query-core'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { neighbourOf, successorOf } from '../../src/thread/session-order'
 import { explainedClass, replyState } from '../../src/thread/reply-state'
-import { addUsage, settledUsage } from '../../src/thread/usage'
+import { addUsage, countSegments, EMPTY_LEDGER, ledgerSpent } from '../../src/thread/usage'
 import { nextOutcomes, openingMemory } from '../../src/thread/session-outcomes'
 import { createChatRuntime } from '../../src/thread/runtime'
 import { createThread, type Thread } from '../../src/thread/thread'
@@ -255,13 +255,13 @@ describe('what a session spent', () => {
     ])
     connect()
     await ready()
-    expect(thread.getState().spent).toEqual(usage(300, 50, 0.01))
+    expect(thread.getState().spent).toEqual({ usage: usage(300, 50, 0.01), since: undefined })
     expect(thread.getState().activeRuns).toEqual(['run_r2'])
   })
 
   it('knows no cost while no run reported one, and nothing at all before any usage', () => {
     expect(addUsage({ input_tokens: 1, output_tokens: 2 }, { input_tokens: 3, output_tokens: 4 })).toEqual({ input_tokens: 4, output_tokens: 6 })
-    expect(settledUsage([operator('m1'), reply('r1', 'm1')])).toBeUndefined()
+    expect(ledgerSpent(countSegments(EMPTY_LEDGER, [{ lo: Number.NEGATIVE_INFINITY, hi: Number.POSITIVE_INFINITY, messages: [operator('m1'), reply('r1', 'm1')] }])).usage).toBeUndefined()
   })
 })
 

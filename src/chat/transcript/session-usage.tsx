@@ -1,26 +1,33 @@
 import { useTranslation } from 'react-i18next'
 import { addUsage } from '../../thread/usage'
+import { formatClockTime } from '../../i18n/format'
 import type { Thread } from '../../thread/thread'
 import { UsageLine } from '../reply/steps/usage-line'
 import { useLiveRun } from '../use-core'
 import { useThreadState } from '../use-thread'
+import { useChatRuntime } from '../runtime'
 
 /**
  * What the session spent, at the head of its transcript: the ended runs (superseded and failed
  * ones included, so retries show their cost) and the running one as it grows. Nothing while the
- * session has spent nothing the daemon reported.
+ * session has spent nothing the daemon reported. A session longer than what has been read of it
+ * says where its count starts ("Spent since 09:05"), and reaches "Session total" once the operator
+ * has scrolled to its start.
  */
 export function SessionUsage({ thread }: { thread: Thread }) {
-  const { t } = useTranslation()
+  const { t, i18n } = useTranslation()
+  const { clock } = useChatRuntime()
   const spent = useThreadState(thread, (snapshot) => snapshot.spent)
   // One run at a time per session: the newest active one is the one spending.
   const running = useLiveRun(useThreadState(thread, (snapshot) => snapshot.activeRuns.at(-1)))
-  const total = addUsage(spent, running?.usage)
+  const total = addUsage(spent.usage, running?.usage)
   if (!total) return null
+  // A long session opened on its newest page: what was read of it, from when that starts.
+  const label = spent.since === undefined ? t('steps.sessionSpent') : t('steps.sessionSpentSince', { time: formatClockTime(spent.since, clock.now(), i18n.language, '…') })
   return (
-    <div className="chat__spent" role="group" aria-label={t('steps.sessionSpent')}>
+    <div className="chat__spent" role="group" aria-label={label}>
       <span className="chat__spent-label" aria-hidden="true">
-        {t('steps.sessionSpent')}
+        {label}
       </span>
       <UsageLine usage={total} />
     </div>
