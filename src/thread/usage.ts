@@ -31,45 +31,59 @@ export type UsageLedger = {
   spans: readonly Span[]
   /** Agent messages read while running, counted when a read shows them ended. */
   running: ReadonlySet<string>
+  /**
+   * Replies counted before they had a seq (a run's end written in from its stream, before any
+   * read brings the message): the read that does is not counted again.
+   */
+  unplaced: ReadonlySet<string>
 }
 
-export const EMPTY_LEDGER: UsageLedger = { spans: [], running: new Set() }
+export const EMPTY_LEDGER: UsageLedger = { spans: [], running: new Set(), unplaced: new Set() }
 
 /** What the session spent as far as it is known: `since` undefined means from its start. */
 export type SessionSpent = { usage: Usage | undefined; since: number | undefined }
 
 type Segment = { lo: number; hi: number; messages: readonly Message[] }
 
-/** The ledger with `segments` (a history's runs of held messages) counted in. */
+/** The ledger with `segments` (a history's runs of held messages, the last one its end) counted in. */
 export function countSegments(ledger: UsageLedger, segments: readonly Segment[]): UsageLedger {
-  let spans = ledger.spans
-  let running = ledger.running
+  let { spans } = ledger
+  const running = new Set(ledger.running)
+  const unplaced = new Set(ledger.unplaced)
   let changed = false
-  for (const segment of segments) {
-    const withSeq = segment.messages.filter((m) => m.seq !== undefined)
-    if (withSeq.length === 0 && segment.lo !== Number.NEGATIVE_INFINITY) continue
-    const hi = Number.isFinite(segment.hi) ? segment.hi : Math.max(segment.lo, ...withSeq.map((m) => m.seq!))
-    // Counted already: inside an earlier span, unless it was running then.
-    const fresh = withSeq.filter((m) => !covered(spans, m.seq!) || running.has(m.id))
-    const startsEarlier = !spans.some((s) => s.lo <= segment.lo && hi <= s.hi)
-    if (fresh.length === 0 && !startsEarlier) continue
-    changed = true
-    let usage: Usage | undefined
-    for (const m of fresh) {
-      if (m.role !== 'agent') continue
-      if (isActive(m.status)) {
-        if (!running.has(m.id)) running = new Set(running).add(m.id)
-        continue
-      }
-      if (running.has(m.id)) {
-        running = new Set(running)
-        ;(running as Set<string>).delete(m.id)
-      }
-      usage = addUsage(usage, m.usage)
+  /** What `m` adds, once: nothing while it runs, and nothing when it was counted already. */
+  const take = (m: Message): Usage | undefined => {
+    if (m.role !== 'agent') return undefined
+    if (isActive(m.status)) {
+      running.add(m.id)
+      return undefined
     }
-    spans = withSpan(spans, { lo: segment.lo, hi, firstAt: withSeq[0]?.created_at, usage })
+    running.delete(m.id)
+    if (unplaced.has(m.id)) {
+      if (m.seq !== undefined) unplaced.delete(m.id)
+      return undefined
+    }
+    if (m.seq === undefined) unplaced.add(m.id)
+    return m.usage
   }
-  return changed ? { spans, running } : ledger
+  segments.forEach((segment, i) => {
+    const placed = segment.messages.filter((m) => m.seq !== undefined)
+    // Messages shown from a receipt or a stream's end have no seq yet: they are the session's end.
+    const loose = i === segments.length - 1 ? segment.messages.filter((m) => m.seq === undefined) : []
+    if (placed.length === 0 && loose.length === 0 && segment.lo !== Number.NEGATIVE_INFINITY) return
+    const hi = Number.isFinite(segment.hi) ? segment.hi : Math.max(segment.lo, ...placed.map((m) => m.seq!))
+    // Counted already: inside an earlier span, unless it was running then.
+    const fresh = [...placed.filter((m) => !covered(spans, m.seq!) || running.has(m.id) || unplaced.has(m.id)), ...loose]
+    const extends_ = !spans.some((s) => s.lo <= segment.lo && hi <= s.hi)
+    let usage: Usage | undefined
+    for (const m of fresh) usage = addUsage(usage, take(m))
+    if (!extends_ && usage === undefined) return
+    changed = true
+    spans = withSpan(spans, { lo: segment.lo, hi, firstAt: placed[0]?.created_at, usage })
+  })
+  const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a.size === b.size && [...a].every((id) => b.has(id))
+  if (!changed && sameSet(running, ledger.running) && sameSet(unplaced, ledger.unplaced)) return ledger
+  return { spans, running, unplaced }
 }
 
 function covered(spans: readonly Span[], seq: number): boolean {

@@ -58,4 +58,18 @@ describe('what a session spent, as pages come and go', () => {
     ledger = count(ledger, { lo: 1, hi: 4, messages: exchanges(1, 2) }, { lo: 11, hi: END, messages: exchanges(6, 10) })
     expect(ledgerSpent(ledger)).toEqual(fromEnd)
   })
+
+  it('counts a reply whose end was written in from its stream (no seq yet) once, and once more never when a read brings it', () => {
+    const [question, answer] = exchange(1)
+    const { seq: _q, ...shownQuestion } = question!
+    const { seq: _a, ...shownAnswer } = answer!
+    let ledger = count(EMPTY_LEDGER, { lo: START, hi: END, messages: [] })
+    ledger = count(ledger, { lo: START, hi: END, messages: [shownQuestion, { ...shownAnswer, status: 'streaming' }] })
+    expect(ledgerSpent(ledger).usage).toBeUndefined()
+    ledger = count(ledger, { lo: START, hi: END, messages: [shownQuestion, shownAnswer] })
+    expect(ledgerSpent(ledger)).toEqual({ usage: { input_tokens: 1, output_tokens: 1, cost_usd: 0.5 }, since: undefined })
+    ledger = count(ledger, { lo: START, hi: END, messages: [question!, answer!] })
+    ledger = count(ledger, { lo: START, hi: END, messages: [...exchanges(1, 2)] })
+    expect(ledgerSpent(ledger).usage).toEqual({ input_tokens: 2, output_tokens: 3, cost_usd: 1 })
+  })
 })
