@@ -75,7 +75,7 @@ type Story = StoryObj<typeof meta>
 export const Off: Story = {
   parameters: { attention: { permission: 'default', wanted: false } },
   play: async ({ canvas }) => {
-    await expect(canvas.getByRole('button')).toHaveAttribute('aria-pressed', 'false')
+    await expect(await canvas.findByRole('button')).toHaveAttribute('aria-pressed', 'false')
   },
 }
 
@@ -83,7 +83,7 @@ export const Off: Story = {
 export const On: Story = {
   parameters: { attention: { permission: 'granted', wanted: true } },
   play: async ({ canvas }) => {
-    await expect(canvas.getByRole('button')).toHaveAttribute('aria-pressed', 'true')
+    await expect(await canvas.findByRole('button')).toHaveAttribute('aria-pressed', 'true')
   },
 }
 
@@ -91,7 +91,7 @@ export const On: Story = {
 export const Asking: Story = {
   parameters: { attention: { permission: 'default', wanted: false } },
   play: async ({ canvas }) => {
-    await userEvent.click(canvas.getByRole('button'))
+    await userEvent.click(await canvas.findByRole('button'))
     await expect(await canvas.findByRole('status')).not.toBeEmptyDOMElement()
   },
 }
@@ -100,8 +100,8 @@ export const Asking: Story = {
 export const Blocked: Story = {
   parameters: { attention: { permission: 'denied', wanted: true } },
   play: async ({ canvas }) => {
-    await expect(canvas.getByRole('button')).toHaveAttribute('aria-pressed', 'false')
-    await expect(canvas.getByRole('status')).not.toBeEmptyDOMElement()
+    await expect(await canvas.findByRole('button')).toHaveAttribute('aria-pressed', 'false')
+    await expect(await canvas.findByRole('status')).not.toBeEmptyDOMElement()
   },
 }
 

@@ -8,7 +8,7 @@ import type { i18n as I18n, TFunction } from 'i18next'
 import { createContext, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { APPROVAL_FOCUS_EVENT, takeApprovalFocus, type ApprovalTarget } from '../attention/approval-focus'
-import { createAttention, type Attention, type NotificationWords } from '../attention/attention'
+import type { Attention, NotificationWords } from '../attention/attention'
 import type { LedgerEntry } from '../attention/ledger'
 import type { NotificationPort } from '../attention/notify'
 import type { PageSource } from '../attention/page'
@@ -48,14 +48,29 @@ function wordsOf(i18n: I18n): NotificationWords {
 
 /**
  * One attention core for the tab, over the chat runtime. `port` and `page` default to the
- * browser's notifications and page (stories and tests put fakes in).
+ * browser's notifications and page (stories and tests put fakes in). The core is fetched once the
+ * first screen is up (it is not part of it): until then the tab shows no switch and counts
+ * nothing, and what happened meanwhile is read from the sessions when it starts.
  */
 export function AttentionProvider({ children, port, page }: { children: ReactNode; port?: NotificationPort; page?: PageSource }) {
   const runtime = useChatRuntime()
   const queryClient = useQueryClient()
   const { i18n } = useTranslation()
-  const [attention] = useState(() => createAttention({ runtime, queryClient, words: wordsOf(i18n), ...(port ? { port } : {}), ...(page ? { page } : {}) }))
-  useEffect(() => attention.start(), [attention])
+  const [attention, setAttention] = useState<Attention>()
+  useEffect(() => {
+    let live = true
+    let stop: (() => void) | undefined
+    void import('../attention/attention').then(({ createAttention }) => {
+      if (!live) return
+      const made = createAttention({ runtime, queryClient, words: wordsOf(i18n), ...(port ? { port } : {}), ...(page ? { page } : {}) })
+      stop = made.start()
+      setAttention(made)
+    })
+    return () => {
+      live = false
+      stop?.()
+    }
+  }, [runtime, queryClient, i18n, port, page])
   return <AttentionContext.Provider value={attention}>{children}</AttentionContext.Provider>
 }
 

@@ -15,6 +15,8 @@
  */
 import { z } from 'zod/mini'
 import type { KeyedStore, Slot } from '../storage/keyed-store'
+import { createListeners } from '../storage/listeners'
+import { isActive } from '../wire/status'
 import type { LinkState } from '../wire/events'
 import { usageSchema, type Message, type MessageStatus, type Part, type StreamFrame, type Usage, type WireError } from '../wire/types'
 import { browserInput, frameOrTimeout, pacedFrames, STREAM_FLUSH_GAP_MS, yieldingToInput, type FlushScheduler } from './pacing'
@@ -153,11 +155,9 @@ export type LiveRunStoreOptions = {
   fromDaemon?: (daemonMs: number) => number
 }
 
-const isActive = (status: MessageStatus) => status === 'queued' || status === 'streaming'
-
 export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames(STREAM_FLUSH_GAP_MS, clock, yieldingToInput(frameOrTimeout, browserInput())), fromDaemon = (ms) => ms }: LiveRunStoreOptions) {
   const entries = new Map<string, Entry>()
-  const listeners = new Map<string, Set<() => void>>()
+  const listeners = createListeners<string>()
   /**
    * Attempts tier 1 made in each run it retried; kept after the run's record is let go, and in
    * the keyed store, so the tier 2 line that follows still says "the daemon tried N times" after
@@ -173,14 +173,14 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
     tier1Slot.write([...kept, { run: runId, attempts: attempt }].slice(-TIER1_ATTEMPTS_LIMIT))
   }
   const news = new Map<string, LiveNews>()
-  const newsListeners = new Map<string, Set<() => void>>()
+  const newsListeners = createListeners<string>()
   let newsSeq = 0
   let cancelFlush: (() => void) | undefined
 
   const slotOf = (runId: string) => store.slot(LIVE_RUN_NAMESPACE, runId, reattachSchema)
 
   function notify(runId: string) {
-    for (const listener of [...(listeners.get(runId) ?? [])]) listener()
+    listeners.notify(runId)
   }
 
   function flush() {
@@ -200,7 +200,7 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
 
   function tell(sessionId: string, item: LiveNews) {
     news.set(sessionId, item)
-    for (const listener of [...(newsListeners.get(sessionId) ?? [])]) listener()
+    newsListeners.notify(sessionId)
   }
 
   function requestFlush() {
@@ -421,13 +421,7 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
     },
 
     subscribe(runId: string, listener: () => void): () => void {
-      let set = listeners.get(runId)
-      if (!set) listeners.set(runId, (set = new Set()))
-      set.add(listener)
-      return () => {
-        set.delete(listener)
-        if (set.size === 0) listeners.delete(runId)
-      }
+      return listeners.subscribe(runId, listener)
     },
 
     /** How many attempts tier 1 made in a run it retried (undefined when it never retried). */
@@ -442,10 +436,7 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
     },
 
     subscribeNews(sessionId: string, listener: () => void): () => void {
-      let set = newsListeners.get(sessionId)
-      if (!set) newsListeners.set(sessionId, (set = new Set()))
-      set.add(listener)
-      return () => void set.delete(listener)
+      return newsListeners.subscribe(sessionId, listener)
     },
 
     /** Writes every streaming run's reattach point now (the page is going away). */

@@ -19,7 +19,7 @@ import type { ChatRuntime } from './runtime'
 import { buildTranscript, regenerateImpact, withGaps, type TranscriptItem } from './transcript-model'
 import { overlay } from '../live/live-runs'
 import { countSegments, EMPTY_LEDGER, ledgerSpent, type SessionSpent } from './usage'
-import { decide, decisionBookOf, resumeDecisions, type DecisionRecord } from './decisions'
+import { decisionBookOf, type DecisionRecord } from './decisions'
 import { awaitingApprovals, firstUndecided, type AwaitingTool } from './approvals'
 import type { ToolDecision } from '../wire/types'
 
@@ -81,6 +81,17 @@ export type Thread = ReturnType<typeof createThread>
 const EMPTY: readonly Message[] = []
 const NONE: ReadonlySet<string> = new Set()
 const NO_TOOLS: readonly AwaitingTool[] = []
+
+/** How a decision is sent (thread/decide.ts): not on the first screen, and loaded once. */
+let decideModule: typeof import('./decide') | undefined
+
+/**
+ * Fetches how a decision is sent. An approval's controls call it as they show, so a press acts
+ * in the same turn (the record says "Approving…" at once, and a second press finds it).
+ */
+export function loadDecide(): Promise<typeof import('./decide')> {
+  return decideModule ? Promise.resolve(decideModule) : import('./decide').then((module) => (decideModule = module))
+}
 
 /**
  * The thread of `sessionId`. Nothing happens until a view connects it (see `connect`).
@@ -295,7 +306,7 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
         // A reload in the middle of a send: the entry is still "sending", so finish it with the same id.
         resumeSends(runtime, sessionId, sendHooks)
         // The same for a decision: the one recorded goes out again, once.
-        resumeDecisions(runtime, sessionId)
+        if ([...decisions.values()].some((record) => record.state === 'sending')) void loadDecide().then(({ resumeDecisions }) => resumeDecisions(runtime, sessionId))
         disconnect = () => {
           stopObserving()
           stopDecisions()
@@ -395,6 +406,7 @@ export function createThread(runtime: ChatRuntime, queryClient: QueryClient, ses
      * press or a reload sends nothing more. How it went is the snapshot's `decisions`.
      */
     async decide(runId: string, toolCallId: string, decision: ToolDecision): Promise<void> {
+      const { decide } = decideModule ?? (await loadDecide())
       await decide(runtime, { sessionId, runId, toolCallId, decision })
     },
 

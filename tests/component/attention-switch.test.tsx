@@ -6,7 +6,7 @@
 import { screen, waitFor } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { describe, expect, it, vi } from 'vitest'
-import { AttentionProvider } from '../../src/app/attention'
+import { AttentionProvider, useAttention } from '../../src/app/attention'
 import { NotificationsSwitch } from '../../src/app/notifications-switch'
 import type { NotificationPort, Permission } from '../../src/attention/notify'
 import type { PageSource } from '../../src/attention/page'
@@ -30,14 +30,22 @@ function fakePort(permission: Permission, answer: Permission = permission, suppo
   return { port, request }
 }
 
-function renderSwitch(port: NotificationPort, lng: 'en' | 'zh' = 'en') {
+/** The switch under an attention core, once the core (fetched after the first screen) has started. */
+async function renderSwitch(port: NotificationPort, lng: 'en' | 'zh' = 'en') {
   const runtime = createChatRuntime(createDaemonClient({ baseUrl: DAEMON_ORIGIN }), window.localStorage)
-  return renderWithProviders(
+  const view = renderWithProviders(
     <AttentionProvider port={port} page={hiddenPage}>
       <NotificationsSwitch />
+      <Started />
     </AttentionProvider>,
     { lng, runtime },
   )
+  await screen.findByTestId('attention-started')
+  return view
+}
+
+function Started() {
+  return useAttention() ? <span data-testid="attention-started" /> : null
 }
 
 const toggle = () => screen.getByRole('button', { name: 'Notifications' })
@@ -45,7 +53,7 @@ const toggle = () => screen.getByRole('button', { name: 'Notifications' })
 describe('the Notifications switch', () => {
   it('asks the browser only when switched on, and is on once allowed', async () => {
     const { port, request } = fakePort('default', 'granted')
-    renderSwitch(port)
+    await renderSwitch(port)
     expect(toggle()).toHaveAttribute('aria-pressed', 'false')
     expect(request).not.toHaveBeenCalled()
     await userEvent.click(toggle())
@@ -59,18 +67,18 @@ describe('the Notifications switch', () => {
 
   it('keeps its state for the next load, without asking again', async () => {
     const { port, request } = fakePort('default', 'granted')
-    const first = renderSwitch(port)
+    const first = await renderSwitch(port)
     await userEvent.click(toggle())
     await waitFor(() => expect(toggle()).toHaveAttribute('aria-pressed', 'true'))
     first.unmount()
-    renderSwitch(port)
+    await renderSwitch(port)
     expect(toggle()).toHaveAttribute('aria-pressed', 'true')
     expect(request).toHaveBeenCalledTimes(1)
   })
 
   it('says in words that the browser refuses, and stays off', async () => {
     const { port, request } = fakePort('default', 'denied')
-    renderSwitch(port)
+    await renderSwitch(port)
     expect(screen.getByRole('status')).toHaveTextContent('')
     await userEvent.click(toggle())
     await waitFor(() => expect(screen.getByRole('status')).toHaveTextContent('The browser blocks notifications for this site'))
@@ -81,20 +89,20 @@ describe('the Notifications switch', () => {
 
   it('stays off with nothing said when the operator dismisses the browser’s question', async () => {
     const { port } = fakePort('default', 'default')
-    renderSwitch(port)
+    await renderSwitch(port)
     await userEvent.click(toggle())
     await waitFor(() => expect(port.request).toHaveBeenCalled())
     await waitFor(() => expect(screen.getByRole('status')).toHaveTextContent(''))
     expect(toggle()).toHaveAttribute('aria-pressed', 'false')
   })
 
-  it('is worded in Chinese', () => {
-    renderSwitch(fakePort('granted').port, 'zh')
+  it('is worded in Chinese', async () => {
+    await renderSwitch(fakePort('granted').port, 'zh')
     expect(screen.getByRole('button', { name: '通知' })).toBeInTheDocument()
   })
 
-  it('is not offered where the browser has no notifications', () => {
-    renderSwitch(fakePort('denied', 'denied', false).port)
+  it('is not offered where the browser has no notifications', async () => {
+    await renderSwitch(fakePort('denied', 'denied', false).port)
     expect(screen.queryByRole('button', { name: 'Notifications' })).toBeNull()
   })
 })

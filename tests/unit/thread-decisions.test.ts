@@ -9,18 +9,8 @@
 import { QueryClient } from '@tanstack/query-core'
 import { describe, expect, it, vi } from 'vitest'
 import { approvalReason, approvalTakesFocus, awaitingApprovals, firstUndecided, KEY_GRACE_MS, keyActs, nextApprovalAlerts, type AwaitingTool } from '../../src/thread/approvals'
-import {
-  createDecisionBook,
-  decide,
-  decisionKey,
-  decisionView,
-  deliverDecision,
-  maySend,
-  needsOperator,
-  resumeDecisions,
-  type DecisionRecord,
-  type DecisionRuntime,
-} from '../../src/thread/decisions'
+import { createDecisionBook, decisionKey, decisionView, needsOperator, type DecisionRecord } from '../../src/thread/decisions'
+import { decide, deliverDecision, maySend, resumeDecisions, type DecisionRuntime } from '../../src/thread/decide'
 import { createChatRuntime } from '../../src/thread/runtime'
 import { createThread } from '../../src/thread/thread'
 import { createKeyedStore } from '../../src/storage/keyed-store'

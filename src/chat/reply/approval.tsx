@@ -5,7 +5,7 @@ import { describeFailure, failureOfWireError } from '../../i18n/describe-failure
 import type { LiveToolPart } from '../../live/parts'
 import { approvalReason, approvalTakesFocus, keyActs } from '../../thread/approvals'
 import { decisionKey, decisionView, type DecisionView } from '../../thread/decisions'
-import type { Thread } from '../../thread/thread'
+import { loadDecide, type Thread } from '../../thread/thread'
 import type { ToolDecision, WireError } from '../../wire/types'
 import { joinSentences } from '../announce/session-announcer'
 import { APPROVAL_FOCUS_EVENT, takeApprovalFocus } from '../../attention/approval-focus'
@@ -169,6 +169,8 @@ export function ToolApproval({ thread, tool, runId }: { thread: Thread; tool: Li
   const key = runId === undefined ? undefined : decisionKey(runId, tool.tool_call_id)
   const record = useThreadState(thread, (snapshot) => (key === undefined ? undefined : snapshot.decisions.get(key)))
   const toolCallId = tool.tool_call_id
+  // How a decision is sent is fetched as the approval shows, so a press acts at once.
+  useEffect(() => void loadDecide(), [])
   const onDecide = useCallback(
     (decision: ToolDecision) => {
       if (runId !== undefined) void thread.decide(runId, toolCallId, decision)
