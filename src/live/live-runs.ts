@@ -134,6 +134,13 @@ type Entry = {
   savedAt: number
 }
 
+/** A run's end: its status, and no tier 1 wait or connection trouble said of it any more. */
+function endRun(state: { status: MessageStatus; tier1?: unknown; connection?: unknown }, status: MessageStatus): void {
+  state.status = status
+  state.tier1 = undefined
+  state.connection = undefined
+}
+
 /**
  * News of a session's runs worth one polite announcement: tier 1 has started a wait, a tool
  * failed (the run goes on, so no end of the reply will say it), a run's connection was lost or
@@ -315,21 +322,12 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
         state.usage = { input_tokens: frame.input_tokens, output_tokens: frame.output_tokens, ...(frame.cost_usd === undefined ? {} : { cost_usd: frame.cost_usd }) }
         break
       case 'done':
-        state.status = 'complete'
-        state.tier1 = undefined
-        state.connection = undefined
-        state.messageId = frame.message_id
-        break
       case 'cancelled':
-        state.status = 'cancelled'
-        state.tier1 = undefined
-        state.connection = undefined
+        endRun(state, frame.type === 'done' ? 'complete' : 'cancelled')
         state.messageId = frame.message_id
         break
       case 'error':
-        state.status = 'failed'
-        state.tier1 = undefined
-        state.connection = undefined
+        endRun(state, 'failed')
         state.error = { code: frame.code ?? '', message: frame.message }
         break
     }
