@@ -8,8 +8,9 @@ import type { TFunction } from 'i18next'
 const formats = new Map<string, Intl.NumberFormat>()
 
 /** One formatter per language and options: making one costs more than using it, and usage changes while a reply streams. */
-function numberFormat(lng: string, options: Intl.NumberFormatOptions): Intl.NumberFormat {
-  const key = `${lng}\u0000${JSON.stringify(options)}`
+function numberFormat(lng: string, name: string, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  // Named by the caller: a key built from the options (JSON) cost more than the formatting, for every number of every render.
+  const key = `${lng}\u0000${name}`
   let format = formats.get(key)
   if (format === undefined) {
     try {
@@ -25,7 +26,7 @@ function numberFormat(lng: string, options: Intl.NumberFormatOptions): Intl.Numb
 
 /** A count with the language's grouping ("1,234,567"); anything but a finite number reads as 0. */
 export function formatCount(n: number, lng: string): string {
-  return numberFormat(lng, { maximumFractionDigits: 0 }).format(Number.isFinite(n) ? n : 0)
+  return numberFormat(lng, 'count', { maximumFractionDigits: 0 }).format(Number.isFinite(n) ? n : 0)
 }
 
 const KIB = 1024
@@ -38,7 +39,7 @@ const BYTE_UNITS = ['kilobyte', 'megabyte', 'gigabyte'] as const
  */
 export function formatBytes(bytes: number, lng: string): string {
   const size = Number.isFinite(bytes) && bytes > 0 ? bytes : 0
-  if (size < KIB) return numberFormat(lng, { style: 'unit', unit: 'byte', unitDisplay: 'long' }).format(Math.round(size))
+  if (size < KIB) return numberFormat(lng, 'bytes', { style: 'unit', unit: 'byte', unitDisplay: 'long' }).format(Math.round(size))
   let value = size / KIB
   let unit = 0
   while (value >= KIB && unit < BYTE_UNITS.length - 1) {
@@ -46,7 +47,7 @@ export function formatBytes(bytes: number, lng: string): string {
     unit += 1
   }
   const digits = value < 10 ? 1 : 0
-  return numberFormat(lng, { style: 'unit', unit: BYTE_UNITS[unit], unitDisplay: 'short', maximumFractionDigits: digits }).format(value)
+  return numberFormat(lng, `${BYTE_UNITS[unit]}.${digits}`, { style: 'unit', unit: BYTE_UNITS[unit], unitDisplay: 'short', maximumFractionDigits: digits }).format(value)
 }
 
 /**
@@ -56,7 +57,7 @@ export function formatBytes(bytes: number, lng: string): string {
  */
 export function formatUsd(usd: number, lng: string): string {
   const value = Number.isFinite(usd) && usd > 0 ? usd : 0
-  return numberFormat(lng, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: value < 1 ? 4 : 2 }).format(value)
+  return numberFormat(lng, value < 1 ? 'usd.4' : 'usd.2', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: value < 1 ? 4 : 2 }).format(value)
 }
 
 /**
@@ -78,6 +79,6 @@ export function splitDuration(ms: number, rounding: DurationRounding): { minutes
 /** A duration in words ("4 s", "0.4 s", "2 min 5 s"; zh "4 秒", "2 分 5 秒"), numbers in the language's format. */
 export function describeDuration(t: TFunction, lng: string, ms: number, rounding: DurationRounding): string {
   const { minutes, seconds } = splitDuration(ms, rounding)
-  const secondsText = numberFormat(lng, { maximumFractionDigits: 1 }).format(seconds)
+  const secondsText = numberFormat(lng, 'seconds', { maximumFractionDigits: 1 }).format(seconds)
   return minutes > 0 ? t('steps.minutes', { minutes: formatCount(minutes, lng), seconds: secondsText }) : t('steps.seconds', { seconds: secondsText })
 }

@@ -1,10 +1,12 @@
 /**
  * Batches a run's frames for the hop from the stream worker to the page: a reply streaming 2,000
- * deltas a second becomes a few dozen messages a second, each one task on the page's main thread
- * instead of one per network chunk. Consecutive deltas are joined into one (the last one's id,
- * their texts in order), which is all the live-run store makes of them anyway. Anything that is
- * not a delta, and a delta after a pause, goes out at once, so the end of a run and the first
- * words after a wait are never held back.
+ * pieces a second becomes a few dozen messages a second, each one task on the page's main thread
+ * instead of one per network chunk. The pieces are the answer's deltas, the reasoning's, and a
+ * tool's input as the model writes it (an agent writes kilobytes of input in thousands of them);
+ * consecutive pieces of the same thing are joined into one (the last one's id, their texts in
+ * order), which is all the live-run store makes of them anyway. Any other frame, and a piece
+ * after a pause, goes out at once, so the end of a run, a tool's start and the first words after
+ * a wait are never held back.
  */
 import type { StreamFrame } from './types'
 
@@ -26,10 +28,24 @@ export type FrameBatcher = {
   dispose(): void
 }
 
-/** Joins `frame` onto `batch`: a delta after a delta extends it, anything else is appended. */
+/** A piece of something being written: held for the gap, and joined onto the piece before it. */
+type Piece = Extract<StreamFrame, { type: 'delta' | 'reasoning' | 'tool_input' }>
+
+function isPiece(frame: StreamFrame): frame is Piece {
+  return frame.type === 'delta' || frame.type === 'reasoning' || frame.type === 'tool_input'
+}
+
+/** `last` and `frame` as one frame, when they are pieces of the same thing in a row. */
+function joined(last: StreamFrame | undefined, frame: Piece): Piece | undefined {
+  if (last?.type !== frame.type) return undefined
+  if (frame.type === 'tool_input') return last.type === 'tool_input' && last.tool_call_id === frame.tool_call_id ? { ...frame, delta: last.delta + frame.delta } : undefined
+  return last.type === 'delta' || last.type === 'reasoning' ? { ...frame, text: last.text + frame.text } : undefined
+}
+
+/** Joins `frame` onto `batch`: a piece after a piece of the same thing extends it, anything else is appended. */
 function appendFrame(batch: StreamFrame[], frame: StreamFrame): void {
-  const last = batch[batch.length - 1]
-  if (frame.type === 'delta' && last?.type === 'delta') batch[batch.length - 1] = { type: 'delta', id: frame.id, text: last.text + frame.text }
+  const together = isPiece(frame) ? joined(batch[batch.length - 1], frame) : undefined
+  if (together) batch[batch.length - 1] = together
   else batch.push(frame)
 }
 
@@ -42,7 +58,7 @@ export function createFrameBatcher({
 }: FrameBatcherOptions): FrameBatcher {
   let held: StreamFrame[] = []
   let timer: unknown
-  /** When a batch with text in it last went out: the gap counts from text, not from a start or a tier 1 wait. */
+  /** When a batch with pieces in it last went out: the gap counts from them, not from a start or a tier 1 wait. */
   let lastTextAt = -Infinity
 
   const flush = () => {
@@ -53,14 +69,14 @@ export function createFrameBatcher({
     if (held.length === 0) return
     const batch = held
     held = []
-    if (batch.some((frame) => frame.type === 'delta')) lastTextAt = now()
+    if (batch.some(isPiece)) lastTextAt = now()
     post(batch)
   }
 
   return {
     push(frame) {
       appendFrame(held, frame)
-      if (frame.type !== 'delta') return flush()
+      if (!isPiece(frame)) return flush()
       const wait = lastTextAt + gapMs - now()
       if (wait <= 0) return flush()
       if (timer === undefined) timer = setTimer(flush, wait)
