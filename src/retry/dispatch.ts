@@ -24,7 +24,7 @@ import { retryDeadline } from './schedule'
 import type { BoardRecord, RetryBoard } from './board'
 
 type DispatchOptions = {
-  client: Pick<DaemonClient, 'regenerate' | 'cancelRun' | 'listMessages'>
+  client: Pick<DaemonClient, 'regenerate' | 'cancelRun' | 'listMessagesPage'>
   /**
    * History changed behind the transcript's back: after a regenerate is accepted, and after a
    * cancel stopped a run this tab never followed.
@@ -37,6 +37,16 @@ type DispatchOptions = {
   clock?: { now(): number }
   network?: NetworkProbe
 }
+
+/**
+ * How much of a session's end is read to find a run a lost request may have started: a run the
+ * daemon started just now writes its reply at the end, so the newest page holds it however long
+ * the session is.
+ */
+const STRAY_PAGE = 100
+
+/** The session's newest page: where a run a lost request started would be. */
+const newestPage = (client: DispatchOptions['client'], sessionId: string, signal?: AbortSignal) => client.listMessagesPage(sessionId, { limit: STRAY_PAGE }, signal)
 
 /** The lock a tab holds while it dispatches an attempt for this anchor. */
 const dispatchLockName = (sessionId: string, anchorId: string) =>
@@ -63,9 +73,8 @@ async function dispatchOnce(
       // The answer was lost, not necessarily the request: a run the daemon started anyway is
       // this attempt's run (followed, and cancelled by a Cancel), never a stray beside the next.
       if (signal.aborted || isRegenerateRefusal(error)) throw error
-      const landed = await client
-        .listMessages(input.sessionId, signal)
-        .then((history) => strayRun(history, input.anchorId, sentAt))
+      const landed = await newestPage(client, input.sessionId, signal)
+        .then((page) => strayRun(page.messages, input.anchorId, sentAt))
         .catch(() => undefined)
       signal.throwIfAborted()
       if (!landed) throw error
@@ -96,7 +105,7 @@ async function dispatchOnce(
         }
         if (record.attempt === input.attempt && record.phase === 'dispatching' && record.dispatchedAt !== undefined) {
           // A tab that went away mid-request (its lock is gone) may have landed it: follow that run.
-          const landed = strayRun(await client.listMessages(input.sessionId, signal), input.anchorId, record.dispatchedAt)
+          const landed = strayRun((await newestPage(client, input.sessionId, signal)).messages, input.anchorId, record.dispatchedAt)
           // A cancel that came during the look-up (here or in another tab) wins over it.
           signal.throwIfAborted()
           if (board.read(input.sessionId, input.anchorId)?.phase === 'cancelled') return { skipped: 'cancelled' }
@@ -165,7 +174,7 @@ export function retryMachineFor(options: DispatchOptions) {
           return { runId: input.runId }
         }
         // The request was aborted in flight: if the daemon accepted it anyway, cancel that run.
-        const runId = strayRun(await client.listMessages(input.sessionId), input.anchorId, input.dispatchedAt)
+        const runId = strayRun((await newestPage(client, input.sessionId)).messages, input.anchorId, input.dispatchedAt)
         if (!runId) return {}
         await client.cancelRun(input.sessionId, runId)
         // The client never followed this run: without a fresh read the transcript would go on

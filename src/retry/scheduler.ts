@@ -27,7 +27,7 @@ export const CANCELLED_NAMESPACE = 'retry-cancelled'
 export const CANCELLED_LIMIT = 200
 
 export type RetrySchedulerOptions = {
-  client: Pick<DaemonClient, 'regenerate' | 'cancelRun' | 'listMessages'>
+  client: Pick<DaemonClient, 'regenerate' | 'cancelRun' | 'listMessagesPage'>
   clock: RetryClock
   /** Shared by the tabs (localStorage): the cancelled failures and the armed schedules live here. */
   store: KeyedStore

@@ -38,14 +38,14 @@ function schedulerHarness(backend = memoryBackend()) {
   // Cancelling an ended run is not an error: the daemon answers with its final status.
   const cancelRun = vi.fn(async (_sid: string, runId: string): Promise<CancelReceipt> => ({ run_id: runId, status: 'failed' }))
   const history = { current: [] as Message[] }
-  const listMessages = vi.fn(async (_sid: string) => history.current)
+  const listMessagesPage = vi.fn(async (_sid: string) => ({ messages: history.current, has_more: false, skipped: 0 }))
   let check = () => {}
   const wake: WakeSource = (c) => {
     check = c
     return () => {}
   }
   const scheduler = createRetryScheduler({
-    client: { regenerate, cancelRun, listMessages },
+    client: { regenerate, cancelRun, listMessagesPage },
     clock: { now: () => Date.now() },
     store: createKeyedStore(backend),
     refreshHistory: () => {},

@@ -26,7 +26,7 @@ function standIn() {
         fail = reject
       }),
   )
-  const client = { regenerate: vi.fn(() => new Promise<never>(() => {})), cancelRun: vi.fn(), listMessages: vi.fn(async () => []) }
+  const client = { regenerate: vi.fn(() => new Promise<never>(() => {})), cancelRun: vi.fn(), listMessagesPage: vi.fn(async () => ({ messages: [], has_more: false, skipped: 0 })) }
   const scheduler = createRetrySchedulerStandIn({ client, clock: { now: () => Date.now() }, store: createKeyedStore(memoryBackend()), refreshHistory: () => {}, wake: () => () => {} }, fetchModule)
   return { scheduler, fetchModule, arrive: (module = schedulerModule) => arrive(module), fail: (error: unknown) => fail(error) }
 }

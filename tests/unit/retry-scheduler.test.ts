@@ -63,7 +63,8 @@ function harness(backend = memoryBackend()) {
   })
   const cancelRun = vi.fn(async (_sessionId: string, runId: string): Promise<CancelReceipt> => ({ run_id: runId, status: 'cancelled' }))
   const history = { current: [] as Message[] }
-  const listMessages = vi.fn(async (_sessionId: string) => history.current)
+  // The newest page: what a lost request's run is looked for in.
+  const listMessagesPage = vi.fn(async (_sessionId: string, page: { limit?: number }) => ({ messages: history.current.slice(-(page.limit ?? Infinity)), has_more: history.current.length > (page.limit ?? Infinity), skipped: 0 }))
   const refreshHistory = vi.fn((_sessionId: string) => {})
   const wakeChecks: Array<() => void> = []
   const stopWake = vi.fn()
@@ -72,7 +73,7 @@ function harness(backend = memoryBackend()) {
     return stopWake
   })
   const scheduler = createRetryScheduler({
-    client: { regenerate, cancelRun, listMessages },
+    client: { regenerate, cancelRun, listMessagesPage },
     clock: { now: () => Date.now() },
     store: createKeyedStore(backend),
     refreshHistory,
@@ -87,7 +88,7 @@ function harness(backend = memoryBackend()) {
     regenerates.at(-1)!.answer.resolve({ run_id: runId, superseded: [], queued: false })
     await vi.advanceTimersByTimeAsync(0)
   }
-  return { scheduler, backend, regenerate, regenerates, cancelRun, listMessages, history, refreshHistory, wake, wakeChecks, stopWake, view, accept }
+  return { scheduler, backend, regenerate, regenerates, cancelRun, listMessagesPage, history, refreshHistory, wake, wakeChecks, stopWake, view, accept }
 }
 
 let h: ReturnType<typeof harness>
@@ -297,7 +298,7 @@ describe('the operator', () => {
     await vi.advanceTimersByTimeAsync(0)
     expect(h.cancelRun).toHaveBeenCalledTimes(1)
     expect(h.cancelRun).toHaveBeenCalledWith(SID, 'run_a2')
-    expect(h.listMessages).not.toHaveBeenCalled()
+    expect(h.listMessagesPage).not.toHaveBeenCalled()
     expect(h.view('op1')!.status).toBe('cancelled')
     expect(h.scheduler.snapshot(SID).get('op1')!.context.runId).toBe('run_a2')
   })
@@ -313,7 +314,7 @@ describe('the operator', () => {
     h.scheduler.cancel(SID, 'op1')
     expect(request.signal!.aborted).toBe(true)
     await vi.advanceTimersByTimeAsync(0)
-    expect(h.listMessages).toHaveBeenCalledWith(SID)
+    expect(h.listMessagesPage).toHaveBeenCalledWith(SID, { limit: 100 }, undefined)
     expect(h.cancelRun).toHaveBeenCalledTimes(1)
     expect(h.cancelRun).toHaveBeenCalledWith(SID, 'run_stray')
     // This tab never followed that run: history is read again so the transcript shows it.
@@ -336,7 +337,7 @@ describe('the operator', () => {
     await vi.advanceTimersByTimeAsync(2 * SECOND)
     h.scheduler.cancel(SID, 'op1')
     await vi.advanceTimersByTimeAsync(0)
-    expect(h.listMessages).toHaveBeenCalledTimes(1)
+    expect(h.listMessagesPage).toHaveBeenCalledTimes(1)
     expect(h.cancelRun).not.toHaveBeenCalled()
     expect(h.refreshHistory).not.toHaveBeenCalled()
     expect(h.view('op1')!.status).toBe('cancelled')

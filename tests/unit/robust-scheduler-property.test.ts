@@ -150,10 +150,10 @@ async function runScenario(s: fc.Scheduler, commands: Command[], outcomes: Outco
             history = history.map((m) => (m.run_id === runId && (m.status === 'streaming' || m.status === 'queued') ? { ...m, status: 'cancelled' as const } : m))
             return { run_id: runId, status: 'cancelled' as const }
           },
-          listMessages: async () => {
+          listMessagesPage: async () => {
             const copy = history
             await s.schedule(Promise.resolve(), 'history read')
-            return copy
+            return { messages: copy, has_more: false, skipped: 0 }
           },
         },
         clock: { now: () => Date.now() },

@@ -71,7 +71,7 @@ function tab(world: Shared, name: string, options: { network?: NetworkSource; fr
         world.cancels.push({ tab: name, runId })
         return { run_id: runId, status: 'cancelled' }
       },
-      listMessages: async () => world.history.current,
+      listMessagesPage: async () => ({ messages: world.history.current, has_more: false, skipped: 0 }),
     },
     clock: { now: () => Date.now(), ...(options.fromDaemon ? { fromDaemon: options.fromDaemon } : {}) },
     store,
