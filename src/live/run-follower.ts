@@ -138,9 +138,6 @@ export function createRunFollower({ client, live, refreshHistory, follow: readSt
         live.forget(runId)
       }
     },
-
-    /** True while this run's stream is being read. */
-    isFollowing: (runId: string) => followed.has(runId),
   }
 }
 

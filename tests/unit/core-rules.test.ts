@@ -12,6 +12,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createLiveRunStore } from '../../src/live/live-runs'
 import { createRunFollower } from '../../src/live/run-follower'
+import { followProbe } from './follow-probe'
 import type { WakeSource } from '../../src/retry/browser'
 import { createRetryScheduler } from '../../src/retry/scheduler'
 import { retryView } from '../../src/retry/view'
@@ -189,11 +190,12 @@ describe('a finished run’s live record goes with a release', () => {
     }
     const live = createLiveRunStore({ store: createKeyedStore(undefined), schedule: (flush) => (queueMicrotask(flush), () => {}) })
     const refreshHistory = vi.fn(async () => {})
-    const follower = createRunFollower({ client, live, refreshHistory })
+    const probe = followProbe(refreshHistory)
+    const follower = createRunFollower({ client, live, refreshHistory: probe.refreshHistory, follow: probe.follow })
     const reply: Message = { id: 'msg_a', session_id: SID, role: 'agent', content: '', created_at: NOW, superseded: false, reply_to: 'op1', run_id: 'run_a', status: 'streaming' }
 
     follower.watch(SID, [operator('op1'), reply])
-    await vi.waitFor(() => expect(follower.isFollowing('run_a')).toBe(false))
+    await vi.waitFor(() => expect(probe.following('run_a')).toBe(false))
     expect(live.get('run_a')).toMatchObject({ status: 'complete', content: 'Hi.' })
 
     // The operator leaves before the history read that records the end comes in, then returns.

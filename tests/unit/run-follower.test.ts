@@ -8,6 +8,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { startMockDaemonForFile } from '../setup/mock-daemon'
 import { createLiveRunStore, LIVE_RUN_NAMESPACE, overlay } from '../../src/live/live-runs'
 import { activeRuns, createRunFollower, type SettledRun } from '../../src/live/run-follower'
+import { followProbe } from './follow-probe'
 import { createKeyedStore, storageKey } from '../../src/storage/keyed-store'
 import { createDaemonClient } from '../../src/wire/http'
 import type { Message, Part } from '../../src/wire/types'
@@ -44,8 +45,9 @@ function followerHarness() {
   const refreshHistory = vi.fn(async (sessionId: string, _settled?: SettledRun) => {
     reads.push(await client.listMessages(sessionId))
   })
-  const follower = createRunFollower({ client, live, refreshHistory })
-  return { live, follower, refreshHistory, reads, items }
+  const probe = followProbe(refreshHistory)
+  const follower = createRunFollower({ client, live, refreshHistory: probe.refreshHistory, follow: probe.follow })
+  return { live, follower, refreshHistory, reads, items, following: probe.following }
 }
 
 /** GET …/events requests the daemon received for a run. */
@@ -77,9 +79,9 @@ describe('createRunFollower', () => {
     expect(activeRuns(history).map((m) => m.run_id)).toEqual([runId])
 
     h.follower.watch(sessionId, history)
-    expect(h.follower.isFollowing(runId)).toBe(true)
+    expect(h.following(runId)).toBe(true)
     await vi.waitFor(() => expect(h.refreshHistory).toHaveBeenCalledTimes(1))
-    await vi.waitFor(() => expect(h.follower.isFollowing(runId)).toBe(false))
+    await vi.waitFor(() => expect(h.following(runId)).toBe(false))
 
     const reply = storedReply(runId)
     expect(reply.status).toBe('complete')
@@ -114,10 +116,10 @@ describe('createRunFollower', () => {
     h.follower.watch(sessionId, history)
     h.follower.watch(sessionId, history)
     await vi.waitFor(() => expect(h.refreshHistory).toHaveBeenCalledTimes(1))
-    await vi.waitFor(() => expect(h.follower.isFollowing(runId)).toBe(false))
+    await vi.waitFor(() => expect(h.following(runId)).toBe(false))
     // History read before the end still shows the run going: it is not followed again.
     h.follower.watch(sessionId, history)
-    expect(h.follower.isFollowing(runId)).toBe(false)
+    expect(h.following(runId)).toBe(false)
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(streamsOpened(runId)).toBe(1)
     expect(h.refreshHistory).toHaveBeenCalledTimes(1)
@@ -129,7 +131,7 @@ describe('createRunFollower', () => {
     const { sessionId, runId, history } = await sessionWithRun('overloaded')
     const h = followerHarness()
     h.follower.watch(sessionId, history)
-    await vi.waitFor(() => expect(h.follower.isFollowing(runId)).toBe(false))
+    await vi.waitFor(() => expect(h.following(runId)).toBe(false))
     expect(h.live.get(runId)).toBeDefined()
 
     const listener = vi.fn()
@@ -144,7 +146,7 @@ describe('createRunFollower', () => {
     const { sessionId, runId, history } = await sessionWithRun('ok')
     const h = followerHarness()
     h.follower.watch(sessionId, history)
-    await vi.waitFor(() => expect(h.follower.isFollowing(runId)).toBe(false))
+    await vi.waitFor(() => expect(h.following(runId)).toBe(false))
     const reply = storedReply(runId)
     // History written from the stream's end, then a read from before the daemon saved that end.
     h.follower.watch(sessionId, h.reads.at(-1)!)
@@ -152,7 +154,7 @@ describe('createRunFollower', () => {
     const stale = history.find((m) => m.run_id === runId)!
     expect(stale.status).not.toBe('complete')
     expect(overlay(stale, h.live.get(runId))).toMatchObject({ status: 'complete', content: reply.content })
-    expect(h.follower.isFollowing(runId)).toBe(false)
+    expect(h.following(runId)).toBe(false)
     expect(streamsOpened(runId)).toBe(1)
     h.follower.release(sessionId)
     expect(h.live.get(runId)).toBeUndefined()
@@ -163,11 +165,11 @@ describe('createRunFollower', () => {
     const second = await sessionWithRun('ok')
     const h = followerHarness()
     h.follower.watch(first.sessionId, first.history)
-    await vi.waitFor(() => expect(h.follower.isFollowing(first.runId)).toBe(false))
+    await vi.waitFor(() => expect(h.following(first.runId)).toBe(false))
     // History of the second session says nothing of the first one's run.
     h.follower.watch(second.sessionId, await client.listMessages(second.sessionId))
     expect(h.live.get(first.runId)).toMatchObject({ status: 'complete' })
-    await vi.waitFor(() => expect(h.follower.isFollowing(second.runId)).toBe(false))
+    await vi.waitFor(() => expect(h.following(second.runId)).toBe(false))
   })
 
   it('release() aborts the stream, drops the live record, keeps the reattach point and reads no history', async () => {
@@ -178,7 +180,7 @@ describe('createRunFollower', () => {
     await vi.waitFor(() => expect(h.live.get(runId)?.lastEventId).toBeDefined())
 
     h.follower.release(sessionId)
-    expect(h.follower.isFollowing(runId)).toBe(false)
+    expect(h.following(runId)).toBe(false)
     expect(h.live.get(runId)).toBeUndefined()
     // The run goes on in the daemon; a later visit resumes after the saved event.
     const saved = JSON.parse(h.items.get(storageKey(LIVE_RUN_NAMESPACE, runId))!) as { sessionId: string; lastEventId: number }
@@ -190,7 +192,7 @@ describe('createRunFollower', () => {
 
     // Coming back follows it again, resuming after the saved event.
     h.follower.watch(sessionId, await client.listMessages(sessionId))
-    expect(h.follower.isFollowing(runId)).toBe(true)
+    expect(h.following(runId)).toBe(true)
     expect(h.live.get(runId)).toMatchObject({ status: 'streaming', lastEventId: saved.lastEventId })
     await vi.waitFor(() => expect(streamsOpened(runId)).toBe(2))
     h.follower.release(sessionId)
@@ -204,12 +206,12 @@ describe('createRunFollower', () => {
     h.follower.watch(sessionId, ghost)
     await vi.waitFor(() => expect(h.refreshHistory).toHaveBeenCalledTimes(1))
     expect(h.live.get('run_ghost')).toMatchObject({ status: 'failed', error: { code: 'run_not_found' } })
-    await vi.waitFor(() => expect(h.follower.isFollowing('run_ghost')).toBe(false))
+    await vi.waitFor(() => expect(h.following('run_ghost')).toBe(false))
 
     // History still shows it streaming: the failure stands and the stream is not asked for again.
     h.follower.watch(sessionId, ghost)
     expect(h.live.get('run_ghost')).toMatchObject({ status: 'failed', error: { code: 'run_not_found' } })
-    expect(h.follower.isFollowing('run_ghost')).toBe(false)
+    expect(h.following('run_ghost')).toBe(false)
     expect(streamsOpened('run_ghost')).toBe(1)
   })
 })

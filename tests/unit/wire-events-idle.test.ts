@@ -13,6 +13,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createLiveRunStore, overlay } from '../../src/live/live-runs'
 import { createRunFollower } from '../../src/live/run-follower'
+import { followProbe } from './follow-probe'
 import { createStopOutbox, STOP_ANSWER_MS, STOP_OUTBOX_NAMESPACE } from '../../src/live/stop-outbox'
 import { createKeyedStore, storageKey, type StorageBackend } from '../../src/storage/keyed-store'
 import { createLocalLocks } from '../../src/storage/locks'
@@ -453,9 +454,10 @@ describe('the follower', () => {
     const live = liveStore()
     const refreshHistory = vi.fn(async () => undefined)
     const onReconnect = vi.fn()
-    const follower = createRunFollower({ client: daemon.client, live, refreshHistory, onReconnect })
+    const probe = followProbe(refreshHistory)
+    const follower = createRunFollower({ client: daemon.client, live, refreshHistory: probe.refreshHistory, follow: probe.follow, onReconnect })
     follower.watch(SID, [reply()])
-    return { live, refreshHistory, onReconnect, follower }
+    return { live, refreshHistory, onReconnect, follower, following: probe.following }
   }
 
   it('tells the live store; when the stream is back it asks the daemon, and a run it has ended is settled from history', async () => {
@@ -486,7 +488,7 @@ describe('the follower', () => {
     daemon.runIs('failed')
     daemon.last().end()
     await advance(60_000)
-    expect(h.follower.isFollowing(RID)).toBe(false)
+    expect(h.following(RID)).toBe(false)
     expect(h.live.get(RID)?.status).toBe('streaming')
     expect(h.live.get(RID)?.error).toBeUndefined()
     expect(h.refreshHistory).toHaveBeenCalledWith(SID, undefined)
