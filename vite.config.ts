@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { defineConfig, loadEnv, type Plugin } from 'vite'
 import react from '@vitejs/plugin-react'
 
@@ -91,6 +92,23 @@ function originOf(url: string): string {
   }
 }
 
+/**
+ * The stream worker parses Markdown (src/markdown/stream-trees.ts), and a worker has no DOM. The
+ * one package in that parser whose browser build needs it, `decode-named-character-reference`
+ * (it decodes entities through a `<textarea>`), resolves in the worker's bundle to its own DOM-free
+ * build, the one node uses. The page's bundle keeps the smaller browser build.
+ */
+function domFreeInWorkers(): Plugin {
+  const domFree = createRequire(import.meta.url).resolve('decode-named-character-reference')
+  return {
+    name: 'rebound-dom-free-in-workers',
+    enforce: 'pre',
+    resolveId(id) {
+      return id === 'decode-named-character-reference' ? domFree : null
+    },
+  }
+}
+
 export default defineConfig(({ command, mode }) => {
   const env = loadEnv(mode, process.cwd(), 'VITE_')
   const daemonUrl = env.VITE_DAEMON_URL ?? process.env.VITE_DAEMON_URL ?? ''
@@ -100,6 +118,7 @@ export default defineConfig(({ command, mode }) => {
   const apiBase = command === 'build' && !mock ? daemonUrl.replace(/\/$/, '') : ''
   return {
     plugins: [react(), mockWorker(mock), csp(originOf(apiBase))],
+    worker: { plugins: () => [domFreeInWorkers()] },
     define: {
       __MOCK_DAEMON__: JSON.stringify(mock),
       __API_BASE__: JSON.stringify(apiBase),

@@ -11,7 +11,8 @@ import { createQueryClient, Providers } from './app/providers'
 import { createChatRuntime } from './thread/runtime'
 import { createAppI18n } from './i18n/setup'
 import { createDaemonClient } from './wire/http'
-import { createWorkerFollow } from './wire/worker-follow'
+import { followRun } from './wire/events'
+import type { WorkerFollow } from './wire/worker-follow'
 import './app/styles.css'
 
 async function boot() {
@@ -32,7 +33,13 @@ async function boot() {
   const client = createDaemonClient({ baseUrl })
   // Against a real daemon, runs' event streams are read in a worker, off the main thread. The
   // in-browser mock daemon answers the page's own requests only, so in mock mode they stay here.
-  const follow = __MOCK_DAEMON__ || typeof Worker === 'undefined' ? undefined : createWorkerFollow({ spawn: spawnStreamWorker, baseUrl, daemonClock: client.daemonClock })
+  const follow =
+    __MOCK_DAEMON__ || typeof Worker === 'undefined'
+      ? undefined
+      : lazyWorkerFollow(async () => {
+          const [{ createWorkerFollow }, { offerTrees }] = await Promise.all([import('./wire/worker-follow'), import('./markdown/worker-trees')])
+          return createWorkerFollow({ spawn: spawnStreamWorker, baseUrl, daemonClock: client.daemonClock, onTrees: offerTrees })
+        })
   const runtime = createChatRuntime(client, undefined, follow ? { follow } : {})
   // The worker's script loads on its own thread: start it once the page has settled, so the first
   // reply's stream does not wait for it. Built pages only: under the dev server the worker is a
@@ -50,6 +57,18 @@ async function boot() {
       </AppErrorBoundary>
     </StrictMode>,
   )
+}
+
+/**
+ * The worker's follow, its code fetched with the worker (at idle) or by the first run followed,
+ * whichever comes first: it is not part of the first screen. If that code cannot be fetched, runs
+ * are read on the page, as they are when the worker cannot start.
+ */
+function lazyWorkerFollow(load: () => Promise<WorkerFollow>): WorkerFollow {
+  let loading: Promise<WorkerFollow | undefined> | undefined
+  const loaded = () => (loading ??= load().catch(() => undefined))
+  const follow = (options: Parameters<WorkerFollow>[0]) => loaded().then((worker) => (worker ?? followRun)(options))
+  return Object.assign(follow, { warm: () => void loaded().then((worker) => worker?.warm()) })
 }
 
 function spawnStreamWorker(): Worker {

@@ -4,21 +4,26 @@
  * block that grew. Import it through LazyReplyMarkdown: this module and its dependencies are a
  * chunk of their own.
  *
- * Safe by construction: raw HTML is never markup (react-markdown turns it into text, shown as
+ * Each block's tree comes from parse.ts: made by the stream worker while a reply streams (see
+ * stream-trees.ts and worker-trees.ts), else here. hast-util-to-jsx-runtime makes the elements, with
+ * the components below, exactly as react-markdown would.
+ *
+ * Safe by construction: raw HTML is never markup (parse.ts turns it into text, shown as
  * written), only http(s) and mailto links are live, images never load, and nothing is set as
  * inner HTML.
  */
 import { createContext, memo, use, useEffect, useMemo, useState, type ComponentProps, type ReactElement, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import Markdown, { type Components, type ExtraProps } from 'react-markdown'
-import remarkCjkFriendly from 'remark-cjk-friendly'
-import remarkGfm from 'remark-gfm'
+import { Fragment, jsx, jsxs } from 'react/jsx-runtime'
+import type { Element } from 'hast'
+import { toJsxRuntime, type Components } from 'hast-util-to-jsx-runtime'
 import { CodeBlock } from './code-block'
-import { remarkFootnotesAsText } from './footnotes-as-text'
 import { openFence } from './open-fence'
+import { parseBlock } from './parse'
 import { repairStreamingBlock } from './repair'
 import { safeHref } from './safe-url'
-import { extendSplit, groupBlocks, splitSource, type BlockSplit } from './split-blocks'
+import { takeTree } from './worker-trees'
+import { blockSource, collectDefinitions, extendSplit, groupBlocks, splitSource, type BlockSplit } from './split-blocks'
 import './markdown.css'
 
 export type ReplyMarkdownProps = {
@@ -33,12 +38,8 @@ export type ReplyMarkdownProps = {
   followed?: boolean
 }
 
-// GFM for tables, task lists, strikethrough and autolinks; CJK-friendly emphasis after it, as its
-// README orders them; footnotes back to text (see footnotes-as-text.ts).
-const REMARK_PLUGINS = [remarkGfm, remarkCjkFriendly, remarkFootnotesAsText]
-
-/** Every URL in the output goes through the same check as links (see safe-url.ts). */
-const transformUrl = (url: string) => safeHref(url)
+/** What a component is given besides its element's props: the element's hast node. */
+type ExtraProps = { node?: Element | undefined }
 
 /** True inside a live link: an image there is worded as text, never a link inside a link. */
 const InLink = createContext(false)
@@ -149,12 +150,21 @@ export const KEPT_CHARACTERS = 200_000
 const kept = new Map<string, ReactElement>()
 let keptCharacters = 0
 
+/** A block's elements, from the worker's tree for this very Markdown if it sent one, else parsed here. */
 const renderMarkdown = (markdown: string, complete: boolean): ReactElement =>
-  Markdown({ children: markdown, remarkPlugins: REMARK_PLUGINS, components: complete ? FINISHED_COMPONENTS : LIVE_COMPONENTS, urlTransform: transformUrl })
+  toJsxRuntime(takeTree(markdown, complete) ?? parseBlock(markdown), {
+    Fragment,
+    jsx,
+    jsxs,
+    components: complete ? FINISHED_COMPONENTS : LIVE_COMPONENTS,
+    ignoreInvalidStyle: true,
+    passKeys: true,
+    passNode: true,
+  })
 
 /**
- * A block's Markdown rendered to React elements (react-markdown's `Markdown` is a pure function
- * of its props: parse, transform, elements). A finished block's elements are kept by its text.
+ * A block's Markdown rendered to React elements (a pure function of the text: parse, clean,
+ * elements). A finished block's elements are kept by its text.
  *
  * React keeps a block's render only once it commits. A render it throws away, or a block that
  * unmounts, would otherwise parse the same text again: a streaming reply's transition render
@@ -187,21 +197,8 @@ function renderBlock(markdown: string, complete: boolean): ReactElement {
  */
 const MarkdownBlock = memo(function MarkdownBlock({ text, definitions, complete }: MarkdownBlockProps) {
   // Definitions render nothing; put before the block, they cannot change how it parses.
-  return renderBlock(definitions === '' ? text : `${definitions}\n\n${text}`, complete)
+  return renderBlock(blockSource(definitions, text), complete)
 })
-
-/**
- * The link reference definitions among the blocks before `end`, one after another. Footnote
- * definitions (`[^1]: …`) are left out: footnotes stay text here (see footnotes-as-text.ts).
- */
-function collectDefinitions({ blocks, kinds }: BlockSplit, end: number): string {
-  let found = ''
-  for (let i = 0; i < end; i++) {
-    const block = blocks[i]!
-    if (kinds[i] === 'def' && !/^ {0,3}\[\^/.test(block)) found += block.endsWith('\n') ? block : `${block}\n`
-  }
-  return found
-}
 
 /** Blocks per memoized run (see groupBlocks): about the square root of a long reply's block count. */
 const RUN_LENGTH = 50

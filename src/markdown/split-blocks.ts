@@ -157,3 +157,19 @@ export function groupBlocks(blocks: readonly string[], size: number, previous: r
   }
   return groups
 }
+
+/**
+ * The link reference definitions among the blocks before `end`, one after another. Footnote
+ * definitions (`[^1]: …`) are left out: footnotes stay text here (see footnotes-as-text.ts).
+ */
+export function collectDefinitions({ blocks, kinds }: BlockSplit, end: number): string {
+  let found = ''
+  for (let i = 0; i < end; i++) {
+    const block = blocks[i]!
+    if (kinds[i] === 'def' && !/^ {0,3}\[\^/.test(block)) found += block.endsWith('\n') ? block : `${block}\n`
+  }
+  return found
+}
+
+/** The Markdown a block is rendered from: the definitions before it (they render nothing), then the block. */
+export const blockSource = (definitions: string, text: string): string => (definitions === '' ? text : `${definitions}\n\n${text}`)

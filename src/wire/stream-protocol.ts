@@ -6,6 +6,7 @@
 import { MalformedPayloadError, RefusalError, RunEnded, StreamFailure, TransportError } from './errors'
 import type { RunStatus, StreamFrame } from './types'
 import type { LinkState, TerminalFrame } from './events'
+import type { StreamTrees } from '../markdown/stream-trees'
 
 /** Follow one run; `id` names this request in every answer. */
 type FollowRequest = {
@@ -32,12 +33,13 @@ export type WireFailure =
   | { kind: 'other'; name: string; message: string }
 
 export type FromWorker =
-  | { type: 'frames'; id: number; frames: StreamFrame[] }
+  /** With the Markdown trees the worker parsed for them, when it did (see markdown/stream-trees.ts). */
+  | { type: 'frames'; id: number; frames: StreamFrame[]; trees?: StreamTrees }
   /** The connection's state changed (after the frames before it). */
   | { type: 'link'; id: number; state: LinkState }
   /** One answer's `Date` header, for the page's estimate of the daemon's clock. */
   | { type: 'clock'; date: string | null; sentAt: number; receivedAt: number }
-  | { type: 'end'; id: number; terminal: TerminalFrame }
+  | { type: 'end'; id: number; terminal: TerminalFrame; trees?: StreamTrees }
   | { type: 'failed'; id: number; error: WireFailure }
 
 /** `error` as data that survives `postMessage`. */

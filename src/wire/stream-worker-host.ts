@@ -10,6 +10,7 @@ import { followRun } from './events'
 import type { DaemonClock } from './clock'
 import { createDaemonClient } from './http'
 import { toFailure, type FromWorker, type ToWorker } from './stream-protocol'
+import type { StreamTreesTracker } from '../markdown/stream-trees'
 
 /** Shortest gap between two batches of deltas: well under the page's own 50 ms between commits. */
 const BATCH_GAP_MS = 25
@@ -23,10 +24,15 @@ export type HostPort = {
 export type ServeStreamsOptions = {
   fetch?: typeof fetch
   gapMs?: number
+  /**
+   * One per run followed: parses the answer's Markdown as it streams, so the page renders trees
+   * instead of parsing (stream.worker.ts hands in markdown/stream-trees.ts). Without it, frames only.
+   */
+  trees?: () => StreamTreesTracker
 }
 
 /** Answers follow and abort requests arriving on `port`. */
-export function serveStreams(port: HostPort, { fetch: fetchImpl, gapMs = BATCH_GAP_MS }: ServeStreamsOptions = {}): void {
+export function serveStreams(port: HostPort, { fetch: fetchImpl, gapMs = BATCH_GAP_MS, trees: startTrees }: ServeStreamsOptions = {}): void {
   const running = new Map<number, AbortController>()
   // The page keeps the one estimate of the daemon's clock: every answer's Date header goes there.
   const relayClock: DaemonClock = {
@@ -55,7 +61,14 @@ export function serveStreams(port: HostPort, { fetch: fetchImpl, gapMs = BATCH_G
     const { id } = message
     const controller = new AbortController()
     running.set(id, controller)
-    const batcher = createFrameBatcher({ gapMs, post: (frames) => port.postMessage({ type: 'frames', id, frames }) })
+    const tracker = startTrees?.()
+    const batcher = createFrameBatcher({
+      gapMs,
+      post: (frames) => {
+        const trees = tracker?.batch(frames)
+        port.postMessage(trees ? { type: 'frames', id, frames, trees } : { type: 'frames', id, frames })
+      },
+    })
     followRun({
       client: clientFor(message.baseUrl),
       sessionId: message.sessionId,
@@ -73,7 +86,8 @@ export function serveStreams(port: HostPort, { fetch: fetchImpl, gapMs = BATCH_G
     }).then(
       (terminal) => {
         batcher.flush()
-        port.postMessage({ type: 'end', id, terminal })
+        const trees = tracker?.end()
+        port.postMessage(trees ? { type: 'end', id, terminal, trees } : { type: 'end', id, terminal })
       },
       (error: unknown) => {
         // An abort was asked for by the page, which has stopped listening already.

@@ -3,5 +3,6 @@
  * stream-worker-host.ts). Started by worker-follow.ts on the first run followed.
  */
 import { serveStreams, type HostPort } from './stream-worker-host'
+import { createStreamTrees } from '../markdown/stream-trees'
 
-serveStreams(self as unknown as HostPort)
+serveStreams(self as unknown as HostPort, { trees: createStreamTrees })

@@ -11,6 +11,7 @@
 import { abortedBy, followRun, type FollowRunOptions, type TerminalFrame } from './events'
 import type { DaemonClock } from './clock'
 import { fromFailure, type FromWorker, type ToWorker } from './stream-protocol'
+import type { StreamTrees } from '../markdown/stream-trees'
 
 /** `followRun`'s shape: what the run follower calls to read a run's stream. */
 export type FollowRun = (options: FollowRunOptions) => Promise<TerminalFrame>
@@ -38,6 +39,11 @@ export type WorkerFollowOptions = {
   daemonClock: Pick<DaemonClock, 'observe'>
   /** Reads a stream on the page: before the worker is up, and when it cannot be. */
   fallback?: FollowRun
+  /**
+   * Where the Markdown trees the worker parsed go (markdown/worker-trees.ts), before the frames
+   * they were parsed for; `ended` when the stream's last have come.
+   */
+  onTrees?: (stream: number, trees: StreamTrees | undefined, ended: boolean) => void
 }
 
 type Pending = {
@@ -49,7 +55,7 @@ type Pending = {
 }
 
 /** A `followRun` that reads streams in a worker (see the module comment). */
-export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = followRun }: WorkerFollowOptions): WorkerFollow {
+export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = followRun, onTrees }: WorkerFollowOptions): WorkerFollow {
   let worker: WorkerLike | undefined
   let broken = false
   let nextId = 1
@@ -64,6 +70,7 @@ export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = fol
     for (const [id, entry] of pending) {
       pending.delete(id)
       entry.detach()
+      onTrees?.(id, undefined, true)
       const options = entry.lastEventId === undefined ? entry.options : { ...entry.options, lastEventId: entry.lastEventId }
       fallback(options).then(entry.resolve, entry.reject)
     }
@@ -76,6 +83,7 @@ export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = fol
     if (!entry) return
     if (message.type === 'link') return entry.options.onLink?.(message.state)
     if (message.type === 'frames') {
+      if (message.trees) onTrees?.(message.id, message.trees, false)
       for (const frame of message.frames) {
         entry.lastEventId = frame.id
         entry.options.onFrame(frame)
@@ -84,6 +92,7 @@ export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = fol
     }
     pending.delete(message.id)
     entry.detach()
+    onTrees?.(message.id, message.type === 'end' ? message.trees : undefined, true)
     if (message.type === 'end') entry.resolve(message.terminal)
     else entry.reject(fromFailure(message.error))
   }
@@ -112,6 +121,7 @@ export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = fol
       const onAbort = () => {
         if (!pending.delete(id)) return
         worker?.postMessage({ type: 'abort', id })
+        onTrees?.(id, undefined, true)
         reject(abortedBy(signal))
       }
       signal.addEventListener('abort', onAbort, { once: true })

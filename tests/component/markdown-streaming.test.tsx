@@ -2,41 +2,38 @@ import { act, screen } from '@testing-library/react'
 import { Lexer } from 'marked'
 import { describe, expect, it, vi } from 'vitest'
 import { KEPT_CHARACTERS, ReplyMarkdown } from '../../src/markdown/reply-markdown'
+import { createStreamTrees } from '../../src/markdown/stream-trees'
+import { offerTrees } from '../../src/markdown/worker-trees'
 import { renderInLanguage } from './markdown-helpers'
 
-// Every rendering of a block goes through react-markdown's component: counting its calls (and
-// what each was given) shows which blocks React rendered again on a delta.
-// The components map tells a finished block (highlighted code) from the live one.
-const rendered = vi.hoisted(() => ({ blocks: [] as string[], components: [] as unknown[] }))
-vi.mock('react-markdown', async (importOriginal) => {
-  const original = await importOriginal<typeof import('react-markdown')>()
-  const Counted: typeof original.default = (props) => {
-    rendered.blocks.push(String(props.children))
-    rendered.components.push(props.components)
-    return original.default(props)
+// Every rendering of a block asks worker-trees.ts for its tree first: counting those calls (and
+// whether each was for a finished block) shows which blocks React rendered again on a delta.
+const rendered = vi.hoisted(() => ({ blocks: [] as string[], complete: [] as boolean[], found: [] as boolean[] }))
+vi.mock('../../src/markdown/worker-trees', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/markdown/worker-trees')>()
+  return {
+    ...original,
+    takeTree: (source: string, complete: boolean) => {
+      rendered.blocks.push(source)
+      rendered.complete.push(complete)
+      const tree = original.takeTree(source, complete)
+      rendered.found.push(tree !== undefined)
+      return tree
+    },
   }
-  return { ...original, default: Counted }
 })
 
 /** Renders `source` as it streams in, in deltas of `size` characters; returns the blocks rendered per delta. */
 function streamReply(source: string, size: number, start = 0) {
   const { rerender, container } = renderInLanguage(<ReplyMarkdown source={source.slice(0, Math.max(start, size))} streaming />)
-  const perDelta: { text: string; components: unknown }[][] = []
+  const perDelta: { text: string; complete: boolean }[][] = []
   for (let at = Math.max(start, size) + size; at < source.length + size; at += size) {
     rendered.blocks = []
-    rendered.components = []
+    rendered.complete = []
     rerender(<ReplyMarkdown source={source.slice(0, Math.min(at, source.length))} streaming />)
-    perDelta.push(rendered.blocks.map((text, i) => ({ text, components: rendered.components[i] })))
+    perDelta.push(rendered.blocks.map((text, i) => ({ text, complete: rendered.complete[i] === true })))
   }
   return { rerender, container, perDelta }
-}
-
-/** The components map react-markdown is given for a finished block. */
-function finishedComponents(): unknown {
-  rendered.components = []
-  const { unmount } = renderInLanguage(<ReplyMarkdown source="done" />)
-  unmount()
-  return rendered.components[0]
 }
 
 const REPLY = [
@@ -61,7 +58,6 @@ const REPLY = [
 
 describe('ReplyMarkdown while streaming', () => {
   it('renders only the growing block on a delta; a finished block renders once more as finished, then never again', () => {
-    const done = finishedComponents()
     const { perDelta } = streamReply(REPLY, 3)
     // One block per delta, two when a block has just been finished (it turns from live to done).
     expect(Math.max(...perDelta.map((blocks) => blocks.length))).toBeLessThanOrEqual(2)
@@ -69,7 +65,7 @@ describe('ReplyMarkdown while streaming', () => {
 
     // Each block before the last was rendered as finished exactly once over the whole stream.
     const finished = ['# Deploy report\n\n', 'The deploy **finished** at 02:14.\n\n', '- build: 41 s\n- migrate: 72 s\n\n', '```sh\nnpm run deploy -- --env prod\n```\n\n', '| node | result |\n|---|---|\n| api-2 | ok |\n\n']
-    const asFinished = perDelta.flat().filter((block) => block.components === done)
+    const asFinished = perDelta.flat().filter((block) => block.complete)
     expect(asFinished.map((block) => block.text)).toEqual(finished)
   })
 
@@ -162,6 +158,27 @@ describe('ReplyMarkdown while streaming', () => {
     rerender(<ReplyMarkdown source={REPLY} streaming={false} />)
     const { container: loaded } = renderInLanguage(<ReplyMarkdown source={REPLY} />)
     expect(streamed.innerHTML).toBe(loaded.innerHTML)
+  })
+
+  it('renders the trees the stream worker parsed, parsing nothing itself, to the same page as parsing would', () => {
+    // Its own text: finished blocks rendered by the tests before are kept, and would not ask again.
+    const reply = REPLY.replaceAll('deploy', 'rollout').replace('Nothing failed for good.', 'Nothing was retried.')
+    const trees = createStreamTrees()
+    offerTrees(1, trees.batch([{ type: 'start', id: 1, message_id: 'm' }]))
+    const { rerender, container } = renderInLanguage(<ReplyMarkdown source="" streaming />)
+    rendered.found = []
+    for (let at = 4; at < reply.length + 4; at += 4) {
+      const text = reply.slice(0, at)
+      offerTrees(1, trees.batch([{ type: 'delta', id: at, text: text.slice(at - 4) }]))
+      rerender(<ReplyMarkdown source={text} streaming />)
+    }
+    offerTrees(1, trees.end(), true)
+    rerender(<ReplyMarkdown source={reply} streaming={false} />)
+    // Every block asked for had a tree from the worker, but the open code fence (never parsed).
+    expect(rendered.found.length).toBeGreaterThan(30)
+    expect(rendered.found.every(Boolean)).toBe(true)
+    const { container: parsedHere } = renderInLanguage(<ReplyMarkdown source={reply} />)
+    expect(container.innerHTML).toBe(parsedHere.innerHTML)
   })
 })
 

@@ -12,7 +12,10 @@ import { isAbortError, RefusalError } from '../../src/wire/errors'
 import { followRun, type FollowRunOptions } from '../../src/wire/events'
 import { createDaemonClient } from '../../src/wire/http'
 import type { FromWorker, ToWorker } from '../../src/wire/stream-protocol'
-import { serveStreams, type HostPort } from '../../src/wire/stream-worker-host'
+import { serveStreams, type HostPort, type ServeStreamsOptions } from '../../src/wire/stream-worker-host'
+import { parseBlock } from '../../src/markdown/parse'
+import { createStreamTrees, type StreamTrees } from '../../src/markdown/stream-trees'
+import { splitBlocks } from '../../src/markdown/split-blocks'
 import type { StreamFrame } from '../../src/wire/types'
 import { createWorkerFollow, type FollowRun, type WorkerLike } from '../../src/wire/worker-follow'
 
@@ -40,7 +43,7 @@ async function startRun(fault: string) {
 type Wiring = { worker: WorkerLike; toWorker: ToWorker[]; fromWorker: FromWorker[]; fail: () => void; terminated: () => boolean }
 
 /** A worker host on one end of a channel and a Worker-shaped handle on the other. */
-function wire(gapMs = 25): Wiring {
+function wire(gapMs = 25, trees?: ServeStreamsOptions['trees']): Wiring {
   const channel = new MessageChannel()
   channels.push(channel)
   const toWorker: ToWorker[] = []
@@ -52,7 +55,7 @@ function wire(gapMs = 25): Wiring {
     },
     addEventListener: (type, listener) => channel.port1.addEventListener(type, listener as (event: Event) => void),
   }
-  serveStreams(hostPort, { gapMs })
+  serveStreams(hostPort, trees ? { gapMs, trees } : { gapMs })
   channel.port1.start()
   const errorListeners: Array<(event: Event) => void> = []
   let terminated = false
@@ -107,6 +110,39 @@ describe('stream worker', () => {
     expect(fromWorker.filter((m) => m.type === 'frames').length).toBeLessThan(deltaEvents)
     expect(observed.length).toBeGreaterThan(0)
     expect(observed.every((d) => d === null || Number.isFinite(Date.parse(d)))).toBe(true)
+  })
+
+  it('parses the answer in the worker: each block of the reply reaches the page once as a finished tree, before the end', async () => {
+    const run = await startRun('plain')
+    const { worker } = wire(25, createStreamTrees)
+    const offered: Array<{ stream: number; trees: StreamTrees | undefined; ended: boolean; framesSoFar: number }> = []
+    let framesSoFar = 0
+    const follow = createWorkerFollow({
+      spawn: () => worker,
+      baseUrl: BASE,
+      daemonClock: { observe: () => undefined },
+      onTrees: (stream, trees, ended) => offered.push({ stream, trees, ended, framesSoFar }),
+    })
+    let text = ''
+    await read(follow, run, {
+      onFrame: (frame) => {
+        framesSoFar += 1
+        if (frame.type === 'delta') text += frame.text
+      },
+    })
+    expect(text).toBe(storedReply(run.runId).content)
+    const finished = offered.flatMap((o) => o.trees?.finished ?? [])
+    // Blocks as the page renders a finished reply: each once, its tree the one parse.ts makes here.
+    expect(finished.map(([source]) => source)).toEqual(splitBlocks(text))
+    for (const [source, tree] of finished) expect(tree).toEqual(parseBlock(source))
+    // The growing block came with the batches, before the frames that grew it were handed on: the
+    // text the page had then does not yet hold the growing block's last character.
+    const growing = offered.filter((o) => o.trees?.live !== undefined)
+    expect(growing.length).toBeGreaterThan(1)
+    for (const o of growing) expect(o.framesSoFar).toBeLessThan(framesSoFar)
+    // The last call says the stream is over, so the page drops its growing block.
+    expect(offered.at(-1)?.ended).toBe(true)
+    expect(new Set(offered.map((o) => o.stream)).size).toBe(1)
   })
 
   it('picks a dropped connection up again inside the worker and gets every event once', async () => {
