@@ -19,7 +19,7 @@ import { createListeners } from '../storage/listeners'
 import { isActive } from '../wire/status'
 import type { LinkState } from '../wire/events'
 import { usageSchema, type Message, type MessageStatus, type Part, type StreamFrame, type Usage, type WireError } from '../wire/types'
-import { browserInput, frameOrTimeout, pacedFrames, STREAM_FLUSH_GAP_MS, yieldingToInput, type FlushScheduler } from './pacing'
+import { browserInput, frameOrTimeout, pacedFrames, streamFlushGapFor, yieldingToInput, type FlushScheduler } from './pacing'
 import { answerText, createPartsBuilder, cutToMarks, historyParts, partMarkSchema, type LivePart, type PartMark, type PartsBuilder, type StepFrame } from './parts'
 
 /** Tier 1 (the daemon's in-run retry) waiting before its next attempt, as the stream told it. */
@@ -162,7 +162,19 @@ export type LiveRunStoreOptions = {
   fromDaemon?: (daemonMs: number) => number
 }
 
-export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames(STREAM_FLUSH_GAP_MS, clock, yieldingToInput(frameOrTimeout, browserInput())), fromDaemon = (ms) => ms }: LiveRunStoreOptions) {
+export function createLiveRunStore({ store, clock = Date, schedule: givenSchedule, fromDaemon = (ms) => ms }: LiveRunStoreOptions) {
+  /** Characters streamed (text, reasoning, tool input) since the last flush, and when that was. */
+  let streamed = 0
+  let flushedAt: number | undefined
+  /** How fast the streams wrote between the last two flushes, in characters a second. */
+  let rate = 0
+  const schedule =
+    givenSchedule ??
+    pacedFrames(
+      streamFlushGapFor(() => rate, browserInput()),
+      clock,
+      yieldingToInput(frameOrTimeout, browserInput()),
+    )
   const entries = new Map<string, Entry>()
   const listeners = createListeners<string>()
   /**
@@ -193,6 +205,10 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
   function flush() {
     cancelFlush?.()
     cancelFlush = undefined
+    const now = clock.now()
+    if (flushedAt !== undefined && now > flushedAt) rate = (streamed * 1000) / (now - flushedAt)
+    streamed = 0
+    flushedAt = now
     for (const [runId, entry] of entries) {
       if (!entry.dirty) continue
       entry.dirty = false
@@ -383,6 +399,8 @@ export function createLiveRunStore({ store, clock = Date, schedule = pacedFrames
       const entry = entries.get(runId)
       if (!entry) return
       const now = clock.now()
+      if (frame.type === 'delta' || frame.type === 'reasoning') streamed += frame.text.length
+      else if (frame.type === 'tool_input') streamed += frame.delta.length
       // A frame is the daemon talking, whoever read it (a stream picked up on the page after the worker broke).
       if (entry.state.connection !== undefined) setConnection(entry, 'open')
       apply(entry, frame, now)

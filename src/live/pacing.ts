@@ -35,16 +35,45 @@ export const frameOrTimeout: FlushScheduler = (flush) => {
  * run's end, and anything after a pause, is shown at the next frame.
  */
 export const STREAM_FLUSH_GAP_MS = 50
+/** The gap for a stream far faster than anyone reads: ten updates a second. */
+export const FAST_STREAM_FLUSH_GAP_MS = 100
+/** Characters a second (about 1,000 tokens) past which the gap grows with the stream's rate. */
+export const FAST_STREAM_CHARS_PER_S = 4_000
 
-/** `frameOrTimeout`, at most once per `gapMs`: a flush due sooner waits out the gap first. */
-export function pacedFrames(gapMs: number, clock: { now(): number } = Date, next: FlushScheduler = frameOrTimeout): FlushScheduler {
+/**
+ * The gap between flushes for a stream writing `charsPerSecond`: STREAM_FLUSH_GAP_MS at any pace a
+ * model usually writes (tens to hundreds of tokens a second), growing with the rate past
+ * FAST_STREAM_CHARS_PER_S up to FAST_STREAM_FLUSH_GAP_MS. Past that rate every update brings
+ * lines nobody reads as they come, and the cost of a commit grows with what it adds; fewer,
+ * larger commits keep the page's share of the main thread bounded as providers get faster.
+ */
+export function streamFlushGap(charsPerSecond: number): number {
+  const scaled = (STREAM_FLUSH_GAP_MS * charsPerSecond) / FAST_STREAM_CHARS_PER_S
+  return Math.min(FAST_STREAM_FLUSH_GAP_MS, Math.max(STREAM_FLUSH_GAP_MS, scaled))
+}
+
+/** How recent a key must be for the operator to count as typing. */
+export const TYPING_WINDOW_MS = 1_000
+
+/**
+ * The gap for the live-run store: `streamFlushGap` of the streams' rate, but STREAM_FLUSH_GAP_MS
+ * while the operator types. A larger commit is a longer task, and a key pressed as it starts
+ * waits for all of it; smaller commits keep every key's paint within a frame or two.
+ */
+export function streamFlushGapFor(rate: () => number, input: InputClock): () => number {
+  return () => (input.now() - input.lastInputAt() < TYPING_WINDOW_MS ? STREAM_FLUSH_GAP_MS : streamFlushGap(rate()))
+}
+
+/** `frameOrTimeout`, at most once per `gapMs` (a number, or read at each flush): a flush due sooner waits out the gap first. */
+export function pacedFrames(gapMs: number | (() => number), clock: { now(): number } = Date, next: FlushScheduler = frameOrTimeout): FlushScheduler {
   let lastAt = -Infinity
+  const gap = typeof gapMs === 'number' ? () => gapMs : gapMs
   return (flush) => {
     const run = () => {
       lastAt = clock.now()
       flush()
     }
-    const wait = lastAt + gapMs - clock.now()
+    const wait = lastAt + gap() - clock.now()
     if (wait <= 0) return next(run)
     let cancelNext: (() => void) | undefined
     const timer = setTimeout(() => {

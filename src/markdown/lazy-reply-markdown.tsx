@@ -4,7 +4,7 @@
  * arrives, and if it cannot be fetched, the reply is shown as its plain text with its line breaks,
  * so nothing ever flashes empty.
  */
-import { Component, lazy, Suspense, type CSSProperties, type ReactNode } from 'react'
+import { Component, lazy, Suspense, useDeferredValue, type CSSProperties, type ReactNode } from 'react'
 import type { ReplyMarkdownProps } from './reply-markdown'
 
 export type { ReplyMarkdownProps } from './reply-markdown'
@@ -41,13 +41,15 @@ class PlainOnError extends Component<BoundaryProps, { failed: boolean }> {
 /**
  * ReplyMarkdown, loaded on first use; the same props.
  *
- * A streaming reply's text renders in the same pass as the rest of its row, once per flush of
- * the live-run store. Its Markdown is parsed in the stream worker (markdown/stream-trees.ts), so
- * what is left here is making elements of a block or two: rendering it at a lower priority
- * (`useDeferredValue`, as before that) cost a second render and commit of the row at every flush,
- * for work too short to be worth interrupting.
+ * While a reply streams, its text is rendered at a lower priority than the operator's input and
+ * the page's frames (`useDeferredValue`): parsing the Markdown of a commit (the growing block, a
+ * block that just finished) is work React can interrupt, and the browser paints and answers keys
+ * between its pieces instead of waiting behind one long task. A newer text arriving meanwhile
+ * replaces the one being rendered. The reply's end is rendered at once, at full priority.
  */
-export function LazyReplyMarkdown({ source, streaming, followed }: ReplyMarkdownProps) {
+export function LazyReplyMarkdown({ source: latest, streaming, followed }: ReplyMarkdownProps) {
+  const deferred = useDeferredValue(latest)
+  const source = streaming ? deferred : latest
   return (
     <PlainOnError source={source}>
       <Suspense fallback={<PlainReply source={source} />}>

@@ -13,7 +13,7 @@ import { toFailure, type FromWorker, type ToWorker } from './stream-protocol'
 import type { StreamTreesTracker } from '../markdown/stream-trees'
 
 /** Shortest gap between two batches of deltas: well under the page's own 50 ms between commits. */
-const BATCH_GAP_MS = 25
+const BATCH_GAP_MS = 50
 
 /** The part of a worker's global scope (or a MessagePort) the host talks through. */
 export type HostPort = {
