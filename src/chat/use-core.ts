@@ -17,6 +17,17 @@ export function useLiveRun(runId: string | undefined): LiveRun | undefined {
   return useSyncExternalStore(subscribe, get, get)
 }
 
+/**
+ * What `select` reads of a run's live record: re-renders when that changes, not at every flush of
+ * the run's text (`select` returns a part of the record, kept the same object until it changes).
+ */
+export function useLiveRunSelect<T>(runId: string | undefined, select: (run: LiveRun | undefined) => T): T {
+  const { live } = useChatRuntime()
+  const subscribe = useCallback((listener: () => void) => (runId ? live.subscribe(runId, listener) : () => {}), [live, runId])
+  const get = () => select(live.get(runId))
+  return useSyncExternalStore(subscribe, get, get)
+}
+
 /** Every tier 2 scheduler of a session, by anchor. */
 export function useSessionRetries(sessionId: string): SessionRetries {
   const { retry } = useChatRuntime()

@@ -3,7 +3,7 @@ import { addUsage } from '../../thread/usage'
 import { formatClockTime } from '../../i18n/format'
 import type { Thread } from '../../thread/thread'
 import { UsageLine } from '../reply/steps/usage-line'
-import { useLiveRun } from '../use-core'
+import { useLiveRunSelect } from '../use-core'
 import { useThreadState } from '../use-thread'
 import { useChatRuntime } from '../runtime'
 
@@ -19,8 +19,12 @@ export function SessionUsage({ thread }: { thread: Thread }) {
   const { clock } = useChatRuntime()
   const spent = useThreadState(thread, (snapshot) => snapshot.spent)
   // One run at a time per session: the newest active one is the one spending.
-  const running = useLiveRun(useThreadState(thread, (snapshot) => snapshot.activeRuns.at(-1)))
-  const total = addUsage(spent.usage, running?.usage)
+  // Only its usage: the rest of the record changes at every flush of the reply's text.
+  const runningUsage = useLiveRunSelect(
+    useThreadState(thread, (snapshot) => snapshot.activeRuns.at(-1)),
+    (run) => run?.usage,
+  )
+  const total = addUsage(spent.usage, runningUsage)
   if (!total) return null
   // A long session opened on its newest page: what was read of it, from when that starts.
   const label = spent.since === undefined ? t('steps.sessionSpent') : t('steps.sessionSpentSince', { time: formatClockTime(spent.since, clock.now(), i18n.language, '…') })
