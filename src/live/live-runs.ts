@@ -168,13 +168,8 @@ export function createLiveRunStore({ store, clock = Date, schedule: givenSchedul
   let flushedAt: number | undefined
   /** How fast the streams wrote between the last two flushes, in characters a second. */
   let rate = 0
-  const schedule =
-    givenSchedule ??
-    pacedFrames(
-      streamFlushGapFor(() => rate, browserInput()),
-      clock,
-      yieldingToInput(frameOrTimeout, browserInput()),
-    )
+  const input = browserInput()
+  const schedule = givenSchedule ?? pacedFrames(streamFlushGapFor(() => rate, input), clock, yieldingToInput(frameOrTimeout, input))
   const entries = new Map<string, Entry>()
   const listeners = createListeners<string>()
   /**

@@ -22,6 +22,7 @@ import { openFence } from './open-fence'
 import { parseBlock } from './parse'
 import { repairStreamingBlock } from './repair'
 import { safeHref } from './safe-url'
+import { createTextKeyed } from './text-keyed'
 import { takeTree } from './worker-trees'
 import { blockSource, collectDefinitions, extendSplit, groupBlocks, splitSource, type BlockSplit } from './split-blocks'
 import './markdown.css'
@@ -147,8 +148,7 @@ type MarkdownBlockProps = {
 /** Source characters of the finished blocks kept rendered (about 40 bytes of heap each: 8 MB). */
 export const KEPT_CHARACTERS = 200_000
 /** Finished blocks rendered, by their Markdown, least recently used first. */
-const kept = new Map<string, ReactElement>()
-let keptCharacters = 0
+const kept = createTextKeyed<ReactElement>(KEPT_CHARACTERS)
 
 /** A block's elements, from the worker's tree for this very Markdown if it sent one, else parsed here. */
 const renderMarkdown = (markdown: string, complete: boolean): ReactElement =>
@@ -174,20 +174,10 @@ const renderMarkdown = (markdown: string, complete: boolean): ReactElement =>
  */
 function renderBlock(markdown: string, complete: boolean): ReactElement {
   if (!complete) return renderMarkdown(markdown, false)
-  const found = kept.get(markdown)
-  if (found !== undefined) {
-    kept.delete(markdown)
-    kept.set(markdown, found)
-    return found
-  }
+  const found = kept.touch(markdown)
+  if (found !== undefined) return found
   const element = renderMarkdown(markdown, true)
   kept.set(markdown, element)
-  keptCharacters += markdown.length
-  for (const [oldest] of kept) {
-    if (keptCharacters <= KEPT_CHARACTERS) break
-    kept.delete(oldest)
-    keptCharacters -= oldest.length
-  }
   return element
 }
 

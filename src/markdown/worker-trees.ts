@@ -7,27 +7,18 @@
  */
 import type { BlockTree } from './parse'
 import type { StreamTrees } from './stream-trees'
+import { createTextKeyed } from './text-keyed'
 
 /** Markdown characters of finished blocks held at most (their trees are some tens of bytes a character). */
 const HELD_CHARACTERS = 100_000
 
-const finished = new Map<string, BlockTree>()
-let heldCharacters = 0
+const finished = createTextKeyed<BlockTree>(HELD_CHARACTERS)
 /** The growing block of each stream, by the stream's id. */
 const growing = new Map<number, readonly [string, BlockTree]>()
 
 /** Takes what the worker sent with one batch of stream `stream`; `ended` drops its growing block. */
 export function offerTrees(stream: number, trees: StreamTrees | undefined, ended = false): void {
-  for (const [source, tree] of trees?.finished ?? []) {
-    if (finished.has(source)) continue
-    finished.set(source, tree)
-    heldCharacters += source.length
-  }
-  for (const [oldest] of finished) {
-    if (heldCharacters <= HELD_CHARACTERS) break
-    finished.delete(oldest)
-    heldCharacters -= oldest.length
-  }
+  for (const [source, tree] of trees?.finished ?? []) if (!finished.has(source)) finished.set(source, tree)
   if (trees?.live) growing.set(stream, trees.live)
   if (ended) growing.delete(stream)
 }
@@ -37,13 +28,7 @@ export function offerTrees(stream: number, trees: StreamTrees | undefined, ended
  * growing block's for as long as it is the stream's newest.
  */
 export function takeTree(source: string, complete: boolean): BlockTree | undefined {
-  if (complete) {
-    const tree = finished.get(source)
-    if (tree === undefined) return undefined
-    finished.delete(source)
-    heldCharacters -= source.length
-    return tree
-  }
+  if (complete) return finished.take(source)
   for (const [live, tree] of growing.values()) if (live === source) return tree
   return undefined
 }

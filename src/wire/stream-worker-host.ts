@@ -12,7 +12,7 @@ import { createDaemonClient } from './http'
 import { toFailure, type FromWorker, type ToWorker } from './stream-protocol'
 import type { StreamTreesTracker } from '../markdown/stream-trees'
 
-/** Shortest gap between two batches of deltas: well under the page's own 50 ms between commits. */
+/** Shortest gap between two batches of pieces: the page's own shortest gap between commits (50 ms). */
 const BATCH_GAP_MS = 50
 
 /** The part of a worker's global scope (or a MessagePort) the host talks through. */
