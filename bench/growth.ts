@@ -50,6 +50,36 @@ async function heapAfterGc(p: BenchPage): Promise<number | undefined> {
   }
 }
 
+/**
+ * The bytes of V8's compiled code in the page's heap (bytecode, machine code, feedback), from a
+ * heap snapshot: the `code` nodes DevTools counts as "Compiled code". The engine compiles a
+ * function as it first runs and again as it gets hot, and keeps the result: a heap figure after
+ * a first pass over new code paths includes it, whatever the page lets go of its data.
+ */
+async function compiledCodeMB(p: BenchPage): Promise<number | undefined> {
+  const chunks: string[] = []
+  const onChunk = (event: { chunk: string }) => chunks.push(event.chunk)
+  p.cdp.on('HeapProfiler.addHeapSnapshotChunk', onChunk)
+  try {
+    await withTimeout(p.cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false }), 60_000, 'a heap snapshot')
+    const snapshot = JSON.parse(chunks.join('')) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[] }
+    const { node_fields: fields, node_types: [types] } = snapshot.snapshot.meta
+    const typeAt = fields.indexOf('type')
+    const sizeAt = fields.indexOf('self_size')
+    const code = types.indexOf('code')
+    let bytes = 0
+    for (let i = 0; i < snapshot.nodes.length; i += fields.length) if (snapshot.nodes[i + typeAt] === code) bytes += snapshot.nodes[i + sizeAt] ?? 0
+    return bytes / MB
+  } catch {
+    return undefined
+  } finally {
+    p.cdp.off('HeapProfiler.addHeapSnapshotChunk', onChunk)
+  }
+}
+
+/** Growth from `before` to `after` in per cent of `before`. */
+const growthPct = (before: number | undefined, after: number | undefined) => (before && after !== undefined ? ((after - before) / before) * 100 : undefined)
+
 type Opened = { ok: true; paintedAt: number; paintedWall: number; peakHeapMB: number | undefined } | { ok: false; why: string; peakHeapMB: number | undefined }
 
 /** Navigates and waits for the last message painted, sampling the heap all the while. */
@@ -154,6 +184,7 @@ async function find(p: BenchPage, daemon: FakeDaemon, capMs: number): Promise<Gr
 async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings): Promise<GrowthResult> {
   await p.quiet(500, 10_000)
   const heapBeforeMB = await heapAfterGc(p)
+  const codeBeforeMB = await compiledCodeMB(p)
   await p.page.evaluate(scrollWatchInstall)
   const viewport = p.page.viewportSize()
   if (viewport) await p.page.mouse.move(viewport.width / 2, viewport.height / 2)
@@ -184,6 +215,7 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
   await sleep(300)
   await p.quiet(500, 10_000)
   const heapAfterMB = await heapAfterGc(p)
+  const codeAfterMB = await compiledCodeMB(p)
   return {
     ...(reachedFirst ? { scrollUpMs: upMs } : { firstNever: true }),
     backNever: !reachedBack,
@@ -199,6 +231,12 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
     anchorsLost: where.lost,
     heapBeforeScrollMB: heapBeforeMB,
     heapAfterScrollMB: heapAfterMB,
-    heapScrollGrowthPct: heapBeforeMB && heapAfterMB !== undefined ? ((heapAfterMB - heapBeforeMB) / heapBeforeMB) * 100 : undefined,
+    heapScrollGrowthPct: growthPct(heapBeforeMB, heapAfterMB),
+    codeBeforeScrollMB: codeBeforeMB,
+    codeAfterScrollMB: codeAfterMB,
+    // What the scroll left beyond the code it compiled, against the same starting heap: the growth
+    // in points of per cent that the page's own data (and the engine's other objects) account for.
+    heapScrollGrowthWithoutCodePct:
+      heapAfterMB === undefined || codeBeforeMB === undefined || codeAfterMB === undefined ? undefined : growthPct(heapBeforeMB, heapAfterMB - (codeAfterMB - codeBeforeMB)),
   }
 }

@@ -12,7 +12,7 @@
  * written), only http(s) and mailto links are live, images never load, and nothing is set as
  * inner HTML.
  */
-import { createContext, memo, use, useEffect, useMemo, useState, type ComponentProps, type ReactElement, type ReactNode } from 'react'
+import { createContext, memo, use, useEffect, useMemo, useRef, useState, type ComponentProps, type ReactElement, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime'
 import type { Element } from 'hast'
@@ -145,8 +145,13 @@ type MarkdownBlockProps = {
   complete: boolean
 }
 
-/** Source characters of the finished blocks kept rendered (about 40 bytes of heap each: 8 MB). */
-export const KEPT_CHARACTERS = 200_000
+/**
+ * Source characters of the finished blocks kept rendered: the replies near the view and those just
+ * scrolled past, so a row that leaves the window and comes back renders without parsing again.
+ * Rendered replies far from the view are let go like the pages that held them (a scroll over a
+ * long session ends holding no more than this).
+ */
+export const KEPT_CHARACTERS = 40_000
 /** Finished blocks rendered, by their Markdown, least recently used first. */
 const kept = createTextKeyed<ReactElement>(KEPT_CHARACTERS)
 
@@ -293,19 +298,25 @@ const estimatedHeight = (blocks: readonly string[]) => Math.max(48, Math.round(b
  */
 const BlockRun = memo(function BlockRun({ blocks, live, followed, definitions }: BlockRunProps) {
   const finished = followed && live === -1
-  const [laidOut, setLaidOut] = useState(false)
+  const ref = useRef<HTMLDivElement>(null)
   useEffect(() => {
-    if (!finished || laidOut || typeof requestAnimationFrame !== 'function') return
+    const run = ref.current
+    if (!finished || !run || typeof requestAnimationFrame !== 'function') return
     // The frame after this commit lays the run out (and remembers its size); the next may skip it.
+    // Marked on the element itself, not through React: it changes nothing React renders, and a
+    // commit of its own for each run that finishes would be a frame of work for one attribute.
     let frame = requestAnimationFrame(() => {
-      frame = requestAnimationFrame(() => setLaidOut(true))
+      frame = requestAnimationFrame(() => run.setAttribute('data-skippable', ''))
     })
-    return () => cancelAnimationFrame(frame)
-  }, [finished, laidOut])
-  const skippable = finished && laidOut
+    return () => {
+      cancelAnimationFrame(frame)
+      run.removeAttribute('data-skippable')
+    }
+  }, [finished])
   return (
     <div
-      className={finished ? `md-run md-run--finished${skippable ? ' md-run--skippable' : ''}` : 'md-run'}
+      ref={ref}
+      className={finished ? 'md-run md-run--finished' : 'md-run'}
       // `auto`: the size the browser last laid it out at stands in while it is skipped.
       style={finished ? { containIntrinsicSize: `auto ${estimatedHeight(blocks)}px` } : undefined}
     >

@@ -4,8 +4,8 @@ import type { LanguageId } from './languages'
 
 /** Highlighted code kept across mounts (a reply scrolled out of a windowed list and back). */
 const cache = new Map<string, HighlightedLine[]>()
-/** Enough for every code block of a long session; the oldest are dropped first. */
-const CACHE_LIMIT = 300
+/** Enough for the code blocks near the view and those just scrolled past; the oldest are dropped first. */
+const CACHE_LIMIT = 60
 
 const cacheKey = (language: LanguageId, code: string) => `${language}\u0000${code}`
 

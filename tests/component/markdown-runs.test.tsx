@@ -7,7 +7,7 @@ import { renderInLanguage } from './markdown-helpers'
 const paragraphs = (count: number) => Array.from({ length: count }, (_, i) => `Paragraph number ${i + 1} of the reply.`).join('\n\n')
 
 const runs = (container: HTMLElement) => [...container.querySelectorAll<HTMLElement>('.md-reply > .md-run')]
-const skippable = (container: HTMLElement) => runs(container).map((run) => run.classList.contains('md-run--skippable'))
+const skippable = (container: HTMLElement) => runs(container).map((run) => run.hasAttribute('data-skippable'))
 const nextFrames = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0))))
 
 describe('a long reply in runs the browser may skip off screen', () => {
