@@ -9,12 +9,11 @@ import type { SessionRetries } from '../retry/scheduler'
 import type { DraftBinding } from './composer/composer'
 import { useChatRuntime } from './runtime'
 
+const wholeRun = (run: LiveRun | undefined) => run
+
 /** The live record of a run while this page follows it; undefined otherwise. */
 export function useLiveRun(runId: string | undefined): LiveRun | undefined {
-  const { live } = useChatRuntime()
-  const subscribe = useCallback((listener: () => void) => (runId ? live.subscribe(runId, listener) : () => {}), [live, runId])
-  const get = () => live.get(runId)
-  return useSyncExternalStore(subscribe, get, get)
+  return useLiveRunSelect(runId, wholeRun)
 }
 
 /**
