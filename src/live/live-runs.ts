@@ -19,7 +19,7 @@ import { createListeners } from '../storage/listeners'
 import { isActive } from '../wire/status'
 import type { LinkState } from '../wire/events'
 import { usageSchema, type Message, type MessageStatus, type Part, type StreamFrame, type Usage, type WireError } from '../wire/types'
-import { browserInput, frameOrTimeout, pacedFrames, streamFlushGapFor, yieldingToInput, type FlushScheduler } from './pacing'
+import { browserInput, frameOrTimeout, pacedFrames, smoothedRate, streamFlushGapFor, yieldingToInput, type FlushScheduler } from './pacing'
 import { answerText, createPartsBuilder, cutToMarks, historyParts, partMarkSchema, type LivePart, type PartMark, type PartsBuilder, type StepFrame } from './parts'
 
 /** Tier 1 (the daemon's in-run retry) waiting before its next attempt, as the stream told it. */
@@ -166,7 +166,7 @@ export function createLiveRunStore({ store, clock = Date, schedule: givenSchedul
   /** Characters streamed (text, reasoning, tool input) since the last flush, and when that was. */
   let streamed = 0
   let flushedAt: number | undefined
-  /** How fast the streams wrote between the last two flushes, in characters a second. */
+  /** How fast the streams write, in characters a second, smoothed over the last flushes (see smoothedRate). */
   let rate = 0
   const input = browserInput()
   const schedule = givenSchedule ?? pacedFrames(streamFlushGapFor(() => rate, input), clock, yieldingToInput(frameOrTimeout, input))
@@ -201,7 +201,7 @@ export function createLiveRunStore({ store, clock = Date, schedule: givenSchedul
     cancelFlush?.()
     cancelFlush = undefined
     const now = clock.now()
-    if (flushedAt !== undefined && now > flushedAt) rate = (streamed * 1000) / (now - flushedAt)
+    if (flushedAt !== undefined) rate = smoothedRate(rate, streamed, now - flushedAt)
     streamed = 0
     flushedAt = now
     for (const [runId, entry] of entries) {

@@ -52,6 +52,25 @@ export function streamFlushGap(charsPerSecond: number): number {
   return Math.min(FAST_STREAM_FLUSH_GAP_MS, Math.max(STREAM_FLUSH_GAP_MS, scaled))
 }
 
+/**
+ * How long the stream's rate remembers: a step of an agent's run (a tool call, its result, its
+ * usage) brings a few characters between two flushes of a fast answer, and a rate read from that
+ * one interval alone would halve the gap for it, and commit twice as often around every step.
+ */
+export const STREAM_RATE_MEMORY_MS = 500
+
+/**
+ * The streams' rate after `chars` more characters in `elapsedMs`: the last rate moved toward this
+ * interval's own by the share of STREAM_RATE_MEMORY_MS the interval took (an exponentially
+ * weighted average over time). An interval longer than the memory (a pause: a tool running, the
+ * provider thinking) all but replaces it, so a stream that slows down is paced as slow at once.
+ */
+export function smoothedRate(rate: number, chars: number, elapsedMs: number): number {
+  if (!(elapsedMs > 0)) return rate
+  const weight = 1 - Math.exp(-elapsedMs / STREAM_RATE_MEMORY_MS)
+  return rate + weight * ((chars * 1000) / elapsedMs - rate)
+}
+
 /** How recent a key must be for the operator to count as typing. */
 export const TYPING_WINDOW_MS = 1_000
 

@@ -1,10 +1,20 @@
 /**
  * How often the live-run store shows what streamed (pacing.ts): every 50 ms at any rate a model
- * usually writes, up to every 100 ms for a stream far faster than anyone reads, and every 50 ms
- * again while the operator types.
+ * usually writes, up to every 100 ms for a stream far faster than anyone reads (its rate smoothed
+ * over the last half second), and every 50 ms again while the operator types.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { FAST_STREAM_CHARS_PER_S, FAST_STREAM_FLUSH_GAP_MS, pacedFrames, STREAM_FLUSH_GAP_MS, streamFlushGap, streamFlushGapFor, TYPING_WINDOW_MS } from '../../src/live/pacing'
+import {
+  FAST_STREAM_CHARS_PER_S,
+  FAST_STREAM_FLUSH_GAP_MS,
+  pacedFrames,
+  smoothedRate,
+  STREAM_FLUSH_GAP_MS,
+  STREAM_RATE_MEMORY_MS,
+  streamFlushGap,
+  streamFlushGapFor,
+  TYPING_WINDOW_MS,
+} from '../../src/live/pacing'
 
 afterEach(() => {
   vi.useRealTimers()
@@ -32,6 +42,37 @@ describe('streamFlushGap', () => {
     expect(gap()).toBe(STREAM_FLUSH_GAP_MS)
     now += 1
     expect(gap()).toBe(FAST_STREAM_FLUSH_GAP_MS)
+  })
+})
+
+describe('smoothedRate', () => {
+  it('settles on a steady stream\'s rate', () => {
+    let rate = 0
+    // 1,000 characters every 100 ms: 10,000 a second.
+    for (let i = 0; i < 50; i++) rate = smoothedRate(rate, 1_000, 100)
+    expect(rate).toBeCloseTo(10_000, 0)
+  })
+
+  it('keeps a fast stream fast through one quiet interval (an agent\'s step between pieces of its answer)', () => {
+    let rate = 10_000
+    // The step: 300 characters in 100 ms, 3,000 a second on their own.
+    rate = smoothedRate(rate, 300, 100)
+    expect(rate).toBeGreaterThan(8_000)
+    expect(streamFlushGap(rate)).toBe(FAST_STREAM_FLUSH_GAP_MS)
+    // Read from that interval alone, the gap would have dropped to 50 ms.
+    expect(streamFlushGap(3_000)).toBe(STREAM_FLUSH_GAP_MS)
+  })
+
+  it('follows a stream that slows down within its memory, and forgets it after a pause', () => {
+    let rate = 10_000
+    for (let elapsed = 0; elapsed < 2 * STREAM_RATE_MEMORY_MS; elapsed += 100) rate = smoothedRate(rate, 40, 100)
+    expect(streamFlushGap(rate)).toBe(STREAM_FLUSH_GAP_MS)
+    // A tool that ran for 5 s: nothing streamed, and the rate is all but zero.
+    expect(smoothedRate(10_000, 0, 5_000)).toBeLessThan(1)
+  })
+
+  it('leaves the rate as it was when no time has passed', () => {
+    expect(smoothedRate(5_000, 100, 0)).toBe(5_000)
   })
 })
 
