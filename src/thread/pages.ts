@@ -15,11 +15,12 @@ export const PAGE_SIZE = 100
 /** The most the daemon gives in one page (`limit` 1–1000). */
 export const MAX_PAGE = 1000
 /**
- * Messages kept either side of what the view shows; beyond them pages are let go (and read again
- * when the operator scrolls back). The newest page is always kept: the core (the runs followed,
- * tier 2, the shortcuts, a send shown from its receipt) works on the session's end.
+ * Messages kept either side of what the view shows, a page's worth; beyond them pages are let go
+ * (and read again when the operator scrolls back). The newest page is always kept: the core (the
+ * runs followed, tier 2, the shortcuts, a send shown from its receipt) works on the session's
+ * end. Back at the end after a long scroll, a session holds about what it held when it opened.
  */
-const KEEP_AROUND_VIEW = 150
+const KEEP_AROUND_VIEW = PAGE_SIZE
 
 /**
  * A run of held messages with nothing missing in between: every message whose `seq` is in
