@@ -216,6 +216,10 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
   await p.quiet(500, 10_000)
   const heapAfterMB = await heapAfterGc(p)
   const codeAfterMB = await compiledCodeMB(p)
+  const heapScrollGrowthPct = growthPct(heapBeforeMB, heapAfterMB)
+  // The code the scroll compiled, in points of per cent of the same starting heap; the rest of the
+  // growth is what the page's own data (and the engine's other objects) account for.
+  const codeGrowthPct = heapBeforeMB === undefined || codeBeforeMB === undefined || codeAfterMB === undefined ? undefined : growthPct(heapBeforeMB, heapBeforeMB + codeAfterMB - codeBeforeMB)
   return {
     ...(reachedFirst ? { scrollUpMs: upMs } : { firstNever: true }),
     backNever: !reachedBack,
@@ -231,12 +235,10 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
     anchorsLost: where.lost,
     heapBeforeScrollMB: heapBeforeMB,
     heapAfterScrollMB: heapAfterMB,
-    heapScrollGrowthPct: growthPct(heapBeforeMB, heapAfterMB),
+    heapScrollGrowthPct,
     codeBeforeScrollMB: codeBeforeMB,
     codeAfterScrollMB: codeAfterMB,
-    // What the scroll left beyond the code it compiled, against the same starting heap: the growth
-    // in points of per cent that the page's own data (and the engine's other objects) account for.
-    heapScrollGrowthWithoutCodePct:
-      heapAfterMB === undefined || codeBeforeMB === undefined || codeAfterMB === undefined ? undefined : growthPct(heapBeforeMB, heapAfterMB - (codeAfterMB - codeBeforeMB)),
+    heapScrollCodeGrowthPct: codeGrowthPct,
+    heapScrollGrowthWithoutCodePct: heapScrollGrowthPct === undefined || codeGrowthPct === undefined ? undefined : heapScrollGrowthPct - codeGrowthPct,
   }
 }
