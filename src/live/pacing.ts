@@ -39,6 +39,10 @@ export const STREAM_FLUSH_GAP_MS = 50
 export const FAST_STREAM_FLUSH_GAP_MS = 100
 /** Characters a second (about 1,000 tokens) past which the gap grows with the stream's rate. */
 export const FAST_STREAM_CHARS_PER_S = 4_000
+/** Characters a second past which no model writes (a tool's input replayed, a file pasted in by the agent): the gap grows again. */
+export const FLOOD_CHARS_PER_S = 40_000
+/** The gap for a flood: four updates a second, each of tens of kilobytes. */
+export const FLOOD_FLUSH_GAP_MS = 250
 
 /**
  * The gap between flushes for a stream writing `charsPerSecond`: STREAM_FLUSH_GAP_MS at any pace a
@@ -46,8 +50,12 @@ export const FAST_STREAM_CHARS_PER_S = 4_000
  * FAST_STREAM_CHARS_PER_S up to FAST_STREAM_FLUSH_GAP_MS. Past that rate every update brings
  * lines nobody reads as they come, and the cost of a commit grows with what it adds; fewer,
  * larger commits keep the page's share of the main thread bounded as providers get faster.
+ * Past FLOOD_CHARS_PER_S (a tool's input of hundreds of kilobytes poured in, a replay) it grows
+ * again, from the same 100 ms, up to FLOOD_FLUSH_GAP_MS: what shows is a tail moving and a count
+ * going up, and four updates a second say that as well as ten.
  */
 export function streamFlushGap(charsPerSecond: number): number {
+  if (charsPerSecond > FLOOD_CHARS_PER_S) return Math.min(FLOOD_FLUSH_GAP_MS, (FAST_STREAM_FLUSH_GAP_MS * charsPerSecond) / FLOOD_CHARS_PER_S)
   const scaled = (STREAM_FLUSH_GAP_MS * charsPerSecond) / FAST_STREAM_CHARS_PER_S
   return Math.min(FAST_STREAM_FLUSH_GAP_MS, Math.max(STREAM_FLUSH_GAP_MS, scaled))
 }

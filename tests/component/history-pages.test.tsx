@@ -250,4 +250,33 @@ describe('a session held in pages, laid out', () => {
     }
     expect(screen.getByText('Question number 450')).toBeInTheDocument()
   })
+
+  it('keeps one row beyond the window while it follows a reply being written, through the reply\'s pauses, and the rest once it ends', async () => {
+    layOut()
+    const sid = createSession(daemon)
+    for (let i = 1; i <= 12; i++) {
+      daemon.plan(['plain'])
+      const sent = daemon.send(sid, { content: `Question number ${i}`, client_message_id: `c${i}` })
+      if (!sent.ok) throw new Error(sent.refusal.body.code)
+      await advanceUntil(() => daemon.state().runs.filter((r) => r.status === 'completed').length === i, `answer ${i}`)
+    }
+    renderChat(sid)
+    await advanceUntil(() => screen.queryByText('Question number 12') !== null, 'the session')
+    await advance(500)
+    const rows = () => document.querySelectorAll('.transcript__row').length
+    const settled = rows()
+    // A tool that runs for half a minute: the reply pauses there, long past a scroll's quiet.
+    daemon.plan(['long_tool:30'])
+    const input = screen.getByRole('textbox', { name: 'Message' })
+    await user().type(input, 'Run the long command{Enter}')
+    await advanceUntil(() => document.querySelector('.step--tool[data-status="running"]') !== null, 'the tool running')
+    await advance(1_000)
+    const following = rows()
+    // Two rows more for the exchange sent, two fewer beyond the window (one left of the three).
+    expect(following).toBe(settled)
+    await advanceUntil(() => daemon.state().runs.every((r) => r.status === 'completed'), 'the reply to end', 60_000)
+    await advanceUntil(() => screen.queryAllByRole('article', { name: 'Agent' }).at(-1)?.getAttribute('data-status') === 'complete', 'the reply shown complete')
+    await advance(500)
+    expect(rows()).toBe(following + 2)
+  })
 })

@@ -1,12 +1,15 @@
 /**
  * How often the live-run store shows what streamed (pacing.ts): every 50 ms at any rate a model
- * usually writes, up to every 100 ms for a stream far faster than anyone reads (its rate smoothed
- * over the last half second), and every 50 ms again while the operator types.
+ * usually writes, up to every 100 ms for a stream far faster than anyone reads, up to every 250 ms
+ * for a flood no model writes (its rate smoothed over the last half second), and every 50 ms again
+ * while the operator types.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
   FAST_STREAM_CHARS_PER_S,
   FAST_STREAM_FLUSH_GAP_MS,
+  FLOOD_CHARS_PER_S,
+  FLOOD_FLUSH_GAP_MS,
   pacedFrames,
   smoothedRate,
   STREAM_FLUSH_GAP_MS,
@@ -21,7 +24,7 @@ afterEach(() => {
 })
 
 describe('streamFlushGap', () => {
-  it('keeps 50 ms up to about 1,000 tokens a second, grows with the rate past it, and stops at 100 ms', () => {
+  it('keeps 50 ms up to about 1,000 tokens a second, grows with the rate past it, and holds 100 ms up to a flood', () => {
     expect(streamFlushGap(0)).toBe(STREAM_FLUSH_GAP_MS)
     // 100 tokens a second, a fast model's pace.
     expect(streamFlushGap(400)).toBe(STREAM_FLUSH_GAP_MS)
@@ -30,6 +33,17 @@ describe('streamFlushGap', () => {
     expect(streamFlushGap(2 * FAST_STREAM_CHARS_PER_S)).toBe(FAST_STREAM_FLUSH_GAP_MS)
     // The bench's stream: 2,000 deltas of five characters a second.
     expect(streamFlushGap(10_000)).toBe(FAST_STREAM_FLUSH_GAP_MS)
+    expect(streamFlushGap(FLOOD_CHARS_PER_S)).toBe(FAST_STREAM_FLUSH_GAP_MS)
+  })
+
+  it('grows again past a flood\'s rate (a tool\'s input poured in), continuously, up to four updates a second', () => {
+    expect(streamFlushGap(1.5 * FLOOD_CHARS_PER_S)).toBe(150)
+    expect(streamFlushGap(2 * FLOOD_CHARS_PER_S)).toBe(200)
+    expect(streamFlushGap(2.5 * FLOOD_CHARS_PER_S)).toBe(FLOOD_FLUSH_GAP_MS)
+    // The bench's tool input: 2 MiB in pieces of 128–384 characters at 2,000 a second.
+    expect(streamFlushGap(500_000)).toBe(FLOOD_FLUSH_GAP_MS)
+    // No jump where the second rise begins.
+    expect(streamFlushGap(FLOOD_CHARS_PER_S + 1) - streamFlushGap(FLOOD_CHARS_PER_S)).toBeLessThan(0.01)
   })
 
   it('is 50 ms while the operator types, whatever the rate, and follows the rate once they stop', () => {

@@ -43,7 +43,7 @@ const OVERSCAN = 3
  * replies (Markdown, layout) in one task, and rows far off the view are the ones it can spare.
  * The view following a stream scrolls too, so a stream runs with this overscan: fewer rows (each
  * a layer) for every frame to composite. The rows beyond it come back once scrolling has been
- * quiet for a moment (150 ms).
+ * quiet for a moment (150 ms), or, while the view follows a reply being written, once it ends.
  */
 const SCROLLING_OVERSCAN = 1
 /** Where the browser has no scrollend event, a scroll this quiet has ended. */
@@ -197,7 +197,9 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
     estimateSize: (index) => gapHeight(index) ?? ESTIMATED_ROW_PX,
     getItemKey: (index) => itemKey(items[index] as Item),
     observeElementRect: observeRect,
-    overscan: last.current?.isScrolling ? SCROLLING_OVERSCAN : OVERSCAN,
+    // Following a reply as it is written is scrolling too, through its pauses (a tool running, a
+    // slower stretch): a pause must not mount the rows beyond only for the next delta to drop them.
+    overscan: last.current?.isScrolling || (active && (last.current?.isAtEnd() ?? true)) ? SCROLLING_OVERSCAN : OVERSCAN,
     rangeExtractor,
     anchorTo: 'end',
     followOnAppend: true,
