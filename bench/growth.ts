@@ -189,7 +189,6 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
   const viewport = p.page.viewportSize()
   if (viewport) await p.page.mouse.move(viewport.width / 2, viewport.height / 2)
   const from = await p.now()
-  const started = Date.now()
   const markers = { first: ORIGIN_MARKER, last: HISTORY_MARKER }
   let jumps = 0
   const jump = async (to: 'top' | 'bottom' | number) => {
@@ -199,23 +198,36 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
     await p.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
     return p.page.evaluate(scrollWhere, markers)
   }
-  let where = await jump('bottom')
-  for (let i = 1; i <= settings.scrollSteps; i++) where = await jump(1 - i / settings.scrollSteps)
-  // A session read in pages grows at the top as they land: keep going up until the first message shows.
-  while (!(where.atTop && where.firstInView) && Date.now() - started < settings.scrollCapMs) where = await jump('top')
-  const reachedFirst = where.atTop && where.firstInView
-  const upMs = Date.now() - started
-  for (let i = 1; i <= settings.scrollSteps; i++) where = await jump(i / settings.scrollSteps)
-  const back = Date.now()
-  while (!(where.atBottom && where.lastInView) && Date.now() - back < settings.scrollCapMs) where = await jump('bottom')
-  const reachedBack = where.atBottom && where.lastInView
+  /** Newest → very first → newest; the last sighting (with what the watch saw since it was installed). */
+  const trip = async () => {
+    const tripStarted = Date.now()
+    let where = await jump('bottom')
+    for (let i = 1; i <= settings.scrollSteps; i++) where = await jump(1 - i / settings.scrollSteps)
+    // A session read in pages grows at the top as they land: keep going up until the first message shows.
+    while (!(where.atTop && where.firstInView) && Date.now() - tripStarted < settings.scrollCapMs) where = await jump('top')
+    const reachedFirst = where.atTop && where.firstInView
+    const upMs = Date.now() - tripStarted
+    for (let i = 1; i <= settings.scrollSteps; i++) where = await jump(i / settings.scrollSteps)
+    const back = Date.now()
+    while (!(where.atBottom && where.lastInView) && Date.now() - back < settings.scrollCapMs) where = await jump('bottom')
+    return { where, reachedFirst, upMs, reachedBack: where.atBottom && where.lastInView }
+  }
+  const { where, reachedFirst, upMs, reachedBack } = await trip()
   const to = await p.now()
+  const firstJumps = jumps
   const win = await p.window(from, to)
   const tasks = win.longTasks.map((t) => t.duration)
   await sleep(300)
   await p.quiet(500, 10_000)
   const heapAfterMB = await heapAfterGc(p)
   const codeAfterMB = await compiledCodeMB(p)
+  // The same trip again: what the engine compiled for the first stays compiled, and a page that
+  // lets go of what it read ends the second where it ended the first.
+  await trip()
+  await sleep(300)
+  await p.quiet(500, 10_000)
+  const heapAfterSecondMB = await heapAfterGc(p)
+  const codeAfterSecondMB = await compiledCodeMB(p)
   const heapScrollGrowthPct = growthPct(heapBeforeMB, heapAfterMB)
   // The code the scroll compiled, in points of per cent of the same starting heap; the rest of the
   // growth is what the page's own data (and the engine's other objects) account for.
@@ -224,7 +236,7 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
     ...(reachedFirst ? { scrollUpMs: upMs } : { firstNever: true }),
     backNever: !reachedBack,
     scrollMs: to - from,
-    scrollJumps: jumps,
+    scrollJumps: firstJumps,
     scrollLongTaskCount: tasks.length,
     scrollLongTaskTotalMs: tasks.reduce((x, y) => x + y, 0),
     scrollLongTaskMaxMs: Math.max(0, ...tasks),
@@ -240,5 +252,10 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
     codeAfterScrollMB: codeAfterMB,
     heapScrollCodeGrowthPct: codeGrowthPct,
     heapScrollGrowthWithoutCodePct: heapScrollGrowthPct === undefined || codeGrowthPct === undefined ? undefined : heapScrollGrowthPct - codeGrowthPct,
+    heapAfterSecondScrollMB: heapAfterSecondMB,
+    codeAfterSecondScrollMB: codeAfterSecondMB,
+    // In points of per cent of the heap before the first trip, as the first trip's growth is.
+    heapSecondScrollGrowthPct: heapBeforeMB === undefined || heapAfterMB === undefined || heapAfterSecondMB === undefined ? undefined : ((heapAfterSecondMB - heapAfterMB) / heapBeforeMB) * 100,
+    heapSecondScrollCodeGrowthPct: heapBeforeMB === undefined || codeAfterMB === undefined || codeAfterSecondMB === undefined ? undefined : ((codeAfterSecondMB - codeAfterMB) / heapBeforeMB) * 100,
   }
 }
