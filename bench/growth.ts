@@ -77,8 +77,8 @@ async function compiledCodeMB(p: BenchPage): Promise<number | undefined> {
   }
 }
 
-/** Growth from `before` to `after` in per cent of `before`. */
-const growthPct = (before: number | undefined, after: number | undefined) => (before && after !== undefined ? ((after - before) / before) * 100 : undefined)
+/** The change from `from` to `to` in points of per cent of `base`: `pointsOf(a, a, b)` is the growth from a to b in per cent. */
+const pointsOf = (base: number | undefined, from: number | undefined, to: number | undefined) => (base && from !== undefined && to !== undefined ? ((to - from) / base) * 100 : undefined)
 
 type Opened = { ok: true; paintedAt: number; paintedWall: number; peakHeapMB: number | undefined } | { ok: false; why: string; peakHeapMB: number | undefined }
 
@@ -217,21 +217,22 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
   const firstJumps = jumps
   const win = await p.window(from, to)
   const tasks = win.longTasks.map((t) => t.duration)
-  await sleep(300)
-  await p.quiet(500, 10_000)
-  const heapAfterMB = await heapAfterGc(p)
-  const codeAfterMB = await compiledCodeMB(p)
+  /** The heap after GC and its compiled code, once the page has settled after a trip. */
+  const settled = async () => {
+    await sleep(300)
+    await p.quiet(500, 10_000)
+    return { heap: await heapAfterGc(p), code: await compiledCodeMB(p) }
+  }
+  const { heap: heapAfterMB, code: codeAfterMB } = await settled()
   // The same trip again: what the engine compiled for the first stays compiled, and a page that
   // lets go of what it read ends the second where it ended the first.
   await trip()
-  await sleep(300)
-  await p.quiet(500, 10_000)
-  const heapAfterSecondMB = await heapAfterGc(p)
-  const codeAfterSecondMB = await compiledCodeMB(p)
-  const heapScrollGrowthPct = growthPct(heapBeforeMB, heapAfterMB)
-  // The code the scroll compiled, in points of per cent of the same starting heap; the rest of the
-  // growth is what the page's own data (and the engine's other objects) account for.
-  const codeGrowthPct = heapBeforeMB === undefined || codeBeforeMB === undefined || codeAfterMB === undefined ? undefined : growthPct(heapBeforeMB, heapBeforeMB + codeAfterMB - codeBeforeMB)
+  const { heap: heapAfterSecondMB, code: codeAfterSecondMB } = await settled()
+  // Every growth in points of per cent of the heap before the first trip. The code the scroll
+  // compiled is one part of it; the rest is what the page's own data (and the engine's other
+  // objects) account for.
+  const heapScrollGrowthPct = pointsOf(heapBeforeMB, heapBeforeMB, heapAfterMB)
+  const codeGrowthPct = pointsOf(heapBeforeMB, codeBeforeMB, codeAfterMB)
   return {
     ...(reachedFirst ? { scrollUpMs: upMs } : { firstNever: true }),
     backNever: !reachedBack,
@@ -254,8 +255,7 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
     heapScrollGrowthWithoutCodePct: heapScrollGrowthPct === undefined || codeGrowthPct === undefined ? undefined : heapScrollGrowthPct - codeGrowthPct,
     heapAfterSecondScrollMB: heapAfterSecondMB,
     codeAfterSecondScrollMB: codeAfterSecondMB,
-    // In points of per cent of the heap before the first trip, as the first trip's growth is.
-    heapSecondScrollGrowthPct: heapBeforeMB === undefined || heapAfterMB === undefined || heapAfterSecondMB === undefined ? undefined : ((heapAfterSecondMB - heapAfterMB) / heapBeforeMB) * 100,
-    heapSecondScrollCodeGrowthPct: heapBeforeMB === undefined || codeAfterMB === undefined || codeAfterSecondMB === undefined ? undefined : ((codeAfterSecondMB - codeAfterMB) / heapBeforeMB) * 100,
+    heapSecondScrollGrowthPct: pointsOf(heapBeforeMB, heapAfterMB, heapAfterSecondMB),
+    heapSecondScrollCodeGrowthPct: pointsOf(heapBeforeMB, codeAfterMB, codeAfterSecondMB),
   }
 }
