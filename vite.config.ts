@@ -118,7 +118,9 @@ export default defineConfig(({ command, mode }) => {
   const apiBase = command === 'build' && !mock ? daemonUrl.replace(/\/$/, '') : ''
   return {
     plugins: [react(), mockWorker(mock), csp(originOf(apiBase))],
-    worker: { plugins: () => [domFreeInWorkers()] },
+    // Workers are ES modules (both are started with `type: 'module'`): the highlight worker loads
+    // each grammar as a chunk of its own, the first time a block in that language asks for it.
+    worker: { format: 'es', plugins: () => [domFreeInWorkers()] },
     define: {
       __MOCK_DAEMON__: JSON.stringify(mock),
       __API_BASE__: JSON.stringify(apiBase),

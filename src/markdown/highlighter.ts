@@ -1,8 +1,9 @@
 /**
  * Code highlighting with Shiki's fine-grained core, its JavaScript engine and precompiled
- * grammars: no WASM, so a strict Content-Security-Policy needs no 'wasm-unsafe-eval'. This module
- * is its own chunk, loaded with the first code block a reply finishes; each grammar is a further
- * chunk (see languages.ts).
+ * grammars: no WASM, so a strict Content-Security-Policy needs no 'wasm-unsafe-eval'. It runs in
+ * the highlight worker (highlight.worker.ts, started with the first code block a reply finishes),
+ * or on the page where no worker can start (see highlight-client.ts); each grammar is a chunk of
+ * its own (see languages.ts).
  *
  * The result is tokens, not HTML: the code block renders them as React elements.
  */
@@ -15,7 +16,7 @@ import githubLight from 'shiki/themes/github-light-high-contrast.mjs'
 import { GRAMMAR_LOADERS, type GrammarModule, type LanguageId } from './languages'
 
 /** One run of text in one colour: Shiki's colours for both themes, as CSS custom properties. */
-export type HighlightedToken = { content: string; style?: Record<string, string> }
+type HighlightedToken = { content: string; style?: Record<string, string> }
 /** The tokens of one line of code. */
 export type HighlightedLine = HighlightedToken[]
 
@@ -32,8 +33,9 @@ const MAX_TOKENIZED_LINE = 2_000
 /** Lines tokenized in one step; the grammar's state carries over to the next step. */
 const LINES_PER_STEP = 8
 /**
- * Tokenizing runs in slices of about this long, with a task between them: a long block is many
- * short tasks, never one long one.
+ * On the page, tokenizing runs in slices of about this long, with a task between them: a long
+ * block is many short tasks, never one long one. The highlight worker has no page to keep
+ * responsive and tokenizes a block in one go.
  */
 const SLICE_MS = 8
 
@@ -48,7 +50,7 @@ function nextTask(): Promise<void> {
  * run one after another with a task between them, so a reply with many code blocks never becomes
  * one long task.
  */
-export function createCodeHighlighter(loaders: Record<LanguageId, () => Promise<GrammarModule>> = GRAMMAR_LOADERS): CodeHighlighter {
+export function createCodeHighlighter(loaders: Record<LanguageId, () => Promise<GrammarModule>> = GRAMMAR_LOADERS, { sliceMs = SLICE_MS }: { sliceMs?: number } = {}): CodeHighlighter {
   let core: Promise<HighlighterCore> | undefined
   const grammars = new Map<LanguageId, Promise<void>>()
   let queue: Promise<unknown> = Promise.resolve()
@@ -107,7 +109,7 @@ export function createCodeHighlighter(loaders: Record<LanguageId, () => Promise<
       const result = highlighter.codeToTokens(step, state ? { ...options, grammarState: state } : options)
       state = result.grammarState
       for (const line of result.tokens) out.push(line.map((token) => (token.htmlStyle ? { content: token.content, style: token.htmlStyle } : { content: token.content })))
-      if (performance.now() - sliceFrom >= SLICE_MS) {
+      if (performance.now() - sliceFrom >= sliceMs) {
         await nextTask()
         sliceFrom = performance.now()
       }
@@ -122,12 +124,4 @@ export function createCodeHighlighter(loaders: Record<LanguageId, () => Promise<
       return result
     },
   }
-}
-
-let shared: CodeHighlighter | undefined
-
-/** Highlights with the page's one highlighter (created on first use). */
-export function highlight(code: string, language: LanguageId): Promise<HighlightedLine[]> {
-  shared ??= createCodeHighlighter()
-  return shared.highlight(code, language)
 }

@@ -19,8 +19,8 @@ export function isHighlighted(code: string, language: LanguageId): boolean {
   return cache.has(cacheKey(language, code))
 }
 
-/** The highlighter module, imported on the first code block that asks for it (its own chunk). */
-const loadHighlighter = () => import('./highlighter')
+/** The highlighter's client, imported on the first code block that asks for it (its own chunk; it starts the highlight worker). */
+const loadHighlighter = () => import('./highlight-client')
 
 /**
  * The highlighted lines of `code` once they are ready, or undefined meanwhile (and for no

@@ -42,6 +42,8 @@ test('a message sent with Enter gets a reply that streams in, completes, and sur
   await expect(code).toHaveAttribute('data-highlighted', 'true')
   await expect(code.locator('span[style]').first()).toBeVisible()
   expect(text).toContain(await code.innerText())
+  // Tokenized in the highlight worker, off the page's main thread.
+  expect(page.workers().map((worker) => worker.url())).toContainEqual(expect.stringContaining('highlight.worker'))
 
   // The session is in the sidebar and marked current.
   const current = page.getByRole('navigation', { name: 'Sessions' }).getByRole('link')
