@@ -51,6 +51,48 @@ async function heapAfterGc(p: BenchPage): Promise<number | undefined> {
 }
 
 /**
+ * The JS heaps of the page's dedicated workers (the stream worker, the highlight worker) after a
+ * garbage collection in each, in MB. They are the page's memory as much as its main thread's heap
+ * is, and what the page hands to a worker must not leave the figures. Each worker is reached
+ * through the page's DevTools session with `Target.sendMessageToTarget`, the one way Playwright's
+ * session can speak to another target.
+ */
+async function workersHeapMB(p: BenchPage): Promise<number | undefined> {
+  try {
+    const origin = new URL(p.page.url()).origin
+    const { targetInfos } = (await p.cdp.send('Target.getTargets')) as { targetInfos: { targetId: string; type: string; url: string }[] }
+    const workers = targetInfos.filter((target) => target.type === 'worker' && target.url.startsWith(origin))
+    const answers = new Map<number, (message: { result?: { usedSize?: number } }) => void>()
+    const onMessage = (event: { message: string }) => {
+      const message = JSON.parse(event.message) as { id?: number; result?: { usedSize?: number } }
+      if (message.id !== undefined) answers.get(message.id)?.(message)
+    }
+    p.cdp.on('Target.receivedMessageFromTarget', onMessage)
+    let nextId = 1
+    let bytes = 0
+    try {
+      for (const worker of workers) {
+        const { sessionId } = (await p.cdp.send('Target.attachToTarget', { targetId: worker.targetId, flatten: false })) as { sessionId: string }
+        const call = (method: string) => {
+          const id = nextId++
+          const answered = new Promise<{ result?: { usedSize?: number } }>((resolve) => answers.set(id, resolve))
+          void p.cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params: {} }) })
+          return withTimeout(answered, 30_000, `${method} in a worker`)
+        }
+        await call('HeapProfiler.collectGarbage')
+        bytes += (await call('Runtime.getHeapUsage')).result?.usedSize ?? 0
+        await p.cdp.send('Target.detachFromTarget', { sessionId })
+      }
+    } finally {
+      p.cdp.off('Target.receivedMessageFromTarget', onMessage)
+    }
+    return bytes / MB
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * The bytes of V8's compiled code in the page's heap (bytecode, machine code, feedback), from a
  * heap snapshot: the `code` nodes DevTools counts as "Compiled code". The engine compiles a
  * function as it first runs and again as it gets hot, and keeps the result: a heap figure after
@@ -182,9 +224,14 @@ async function find(p: BenchPage, daemon: FakeDaemon, capMs: number): Promise<Gr
 
 /** From the newest message to the very first and back, jumping as a dragged scrollbar does, letting each page land. */
 async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings): Promise<GrowthResult> {
+  /** The page's heap after GC (its main thread's and its workers'), with the main thread's compiled code and the workers' part. */
+  const measured = async () => {
+    const [main, workers] = [await heapAfterGc(p), await workersHeapMB(p)]
+    const heap = main === undefined || workers === undefined ? undefined : main + workers
+    return { heap, code: await compiledCodeMB(p), workers }
+  }
   await p.quiet(500, 10_000)
-  const heapBeforeMB = await heapAfterGc(p)
-  const codeBeforeMB = await compiledCodeMB(p)
+  const { heap: heapBeforeMB, code: codeBeforeMB, workers: workersBeforeMB } = await measured()
   await p.page.evaluate(scrollWatchInstall)
   const viewport = p.page.viewportSize()
   if (viewport) await p.page.mouse.move(viewport.width / 2, viewport.height / 2)
@@ -221,18 +268,20 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
   const settled = async () => {
     await sleep(300)
     await p.quiet(500, 10_000)
-    return { heap: await heapAfterGc(p), code: await compiledCodeMB(p) }
+    return measured()
   }
-  const { heap: heapAfterMB, code: codeAfterMB } = await settled()
+  const { heap: heapAfterMB, code: codeAfterMB, workers: workersAfterMB } = await settled()
   // The same trip again: what the engine compiled for the first stays compiled, and a page that
   // lets go of what it read ends the second where it ended the first.
   await trip()
   const { heap: heapAfterSecondMB, code: codeAfterSecondMB } = await settled()
   // Every growth in points of per cent of the heap before the first trip. The code the scroll
-  // compiled is one part of it; the rest is what the page's own data (and the engine's other
-  // objects) account for.
+  // compiled on the main thread is one part of it and the workers' heaps another; the rest is what
+  // the page's own data (and the engine's other objects) account for.
   const heapScrollGrowthPct = pointsOf(heapBeforeMB, heapBeforeMB, heapAfterMB)
   const codeGrowthPct = pointsOf(heapBeforeMB, codeBeforeMB, codeAfterMB)
+  const workersGrowthPct = pointsOf(heapBeforeMB, workersBeforeMB, workersAfterMB)
+  const otherGrowthPct = [heapScrollGrowthPct, codeGrowthPct, workersGrowthPct].some((x) => x === undefined) ? undefined : heapScrollGrowthPct! - codeGrowthPct! - workersGrowthPct!
   return {
     ...(reachedFirst ? { scrollUpMs: upMs } : { firstNever: true }),
     backNever: !reachedBack,
@@ -251,8 +300,11 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
     heapScrollGrowthPct,
     codeBeforeScrollMB: codeBeforeMB,
     codeAfterScrollMB: codeAfterMB,
+    workersBeforeScrollMB: workersBeforeMB,
+    workersAfterScrollMB: workersAfterMB,
     heapScrollCodeGrowthPct: codeGrowthPct,
-    heapScrollGrowthWithoutCodePct: heapScrollGrowthPct === undefined || codeGrowthPct === undefined ? undefined : heapScrollGrowthPct - codeGrowthPct,
+    heapScrollWorkersGrowthPct: workersGrowthPct,
+    heapScrollGrowthWithoutCodePct: otherGrowthPct,
     heapAfterSecondScrollMB: heapAfterSecondMB,
     codeAfterSecondScrollMB: codeAfterSecondMB,
     heapSecondScrollGrowthPct: pointsOf(heapBeforeMB, heapAfterMB, heapAfterSecondMB),
