@@ -42,7 +42,7 @@ export function contentSecurityPolicy(daemonOrigin: string): string {
     "img-src 'self' data:",
     "font-src 'self'",
     `connect-src ${connect}`,
-    // The mock daemon's service worker, in the static demo build.
+    // The stream worker and the highlight worker; in the static demo build, the mock daemon's service worker too.
     "worker-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",

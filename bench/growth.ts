@@ -50,45 +50,56 @@ async function heapAfterGc(p: BenchPage): Promise<number | undefined> {
   }
 }
 
+/** Ids of the messages sent into workers, never reused: a late answer cannot be taken for a later call's. */
+let nextWorkerCall = 1
+
 /**
  * The JS heaps of the page's dedicated workers (the stream worker, the highlight worker) after a
- * garbage collection in each, in MB. They are the page's memory as much as its main thread's heap
+ * garbage collection in each, in MB, and how many there are. They are the page's memory as much as its main thread's heap
  * is, and what the page hands to a worker must not leave the figures. Each worker is reached
  * through the page's DevTools session with `Target.sendMessageToTarget`, the one way Playwright's
  * session can speak to another target.
  */
-async function workersHeapMB(p: BenchPage): Promise<number | undefined> {
+async function workersHeap(p: BenchPage): Promise<{ mb: number; count: number } | undefined> {
+  const answers = new Map<string, { resolve: (result: unknown) => void; reject: (reason: unknown) => void }>()
+  const onMessage = (event: { sessionId?: string; message: string }) => {
+    const message = JSON.parse(event.message) as { id?: number; result?: unknown; error?: { message?: string } }
+    const waiting = message.id === undefined ? undefined : answers.get(`${event.sessionId}:${message.id}`)
+    if (!waiting) return
+    if (message.error) waiting.reject(new Error(message.error.message ?? 'a worker answered with an error'))
+    else waiting.resolve(message.result)
+  }
+  p.cdp.on('Target.receivedMessageFromTarget', onMessage)
   try {
-    const origin = new URL(p.page.url()).origin
-    const { targetInfos } = (await p.cdp.send('Target.getTargets')) as { targetInfos: { targetId: string; type: string; url: string }[] }
-    const workers = targetInfos.filter((target) => target.type === 'worker' && target.url.startsWith(origin))
-    const answers = new Map<number, (message: { result?: { usedSize?: number } }) => void>()
-    const onMessage = (event: { message: string }) => {
-      const message = JSON.parse(event.message) as { id?: number; result?: { usedSize?: number } }
-      if (message.id !== undefined) answers.get(message.id)?.(message)
-    }
-    p.cdp.on('Target.receivedMessageFromTarget', onMessage)
-    let nextId = 1
+    const send = <T>(method: string, params: object) => withTimeout(p.cdp.send(method as never, params as never) as Promise<T>, 30_000, method)
+    const { targetInfo: self } = await send<{ targetInfo: { browserContextId?: string } }>('Target.getTargetInfo', {})
+    const { targetInfos } = await send<{ targetInfos: { targetId: string; type: string; browserContextId?: string }[] }>('Target.getTargets', {})
+    const workers = targetInfos.filter((target) => target.type === 'worker' && target.browserContextId === self.browserContextId)
     let bytes = 0
-    try {
-      for (const worker of workers) {
-        const { sessionId } = (await p.cdp.send('Target.attachToTarget', { targetId: worker.targetId, flatten: false })) as { sessionId: string }
-        const call = (method: string) => {
-          const id = nextId++
-          const answered = new Promise<{ result?: { usedSize?: number } }>((resolve) => answers.set(id, resolve))
-          void p.cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params: {} }) })
+    for (const worker of workers) {
+      const { sessionId } = await send<{ sessionId: string }>('Target.attachToTarget', { targetId: worker.targetId, flatten: false })
+      try {
+        const call = <T>(method: string) => {
+          const id = nextWorkerCall++
+          const answered = new Promise<T>((resolve, reject) => {
+            answers.set(`${sessionId}:${id}`, { resolve: resolve as (result: unknown) => void, reject })
+            p.cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params: {} }) }).catch(reject)
+          })
           return withTimeout(answered, 30_000, `${method} in a worker`)
         }
         await call('HeapProfiler.collectGarbage')
-        bytes += (await call('Runtime.getHeapUsage')).result?.usedSize ?? 0
-        await p.cdp.send('Target.detachFromTarget', { sessionId })
+        const { usedSize } = await call<{ usedSize?: number }>('Runtime.getHeapUsage')
+        if (usedSize === undefined) throw new Error('a worker gave no heap size')
+        bytes += usedSize
+      } finally {
+        await send('Target.detachFromTarget', { sessionId }).catch(() => undefined)
       }
-    } finally {
-      p.cdp.off('Target.receivedMessageFromTarget', onMessage)
     }
-    return bytes / MB
+    return { mb: bytes / MB, count: workers.length }
   } catch {
     return undefined
+  } finally {
+    p.cdp.off('Target.receivedMessageFromTarget', onMessage)
   }
 }
 
@@ -226,12 +237,12 @@ async function find(p: BenchPage, daemon: FakeDaemon, capMs: number): Promise<Gr
 async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings): Promise<GrowthResult> {
   /** The page's heap after GC (its main thread's and its workers'), with the main thread's compiled code and the workers' part. */
   const measured = async () => {
-    const [main, workers] = [await heapAfterGc(p), await workersHeapMB(p)]
-    const heap = main === undefined || workers === undefined ? undefined : main + workers
-    return { heap, code: await compiledCodeMB(p), workers }
+    const [main, workers] = [await heapAfterGc(p), await workersHeap(p)]
+    const heap = main === undefined || workers === undefined ? undefined : main + workers.mb
+    return { heap, code: await compiledCodeMB(p), workers: workers?.mb, workerCount: workers?.count }
   }
   await p.quiet(500, 10_000)
-  const { heap: heapBeforeMB, code: codeBeforeMB, workers: workersBeforeMB } = await measured()
+  const { heap: heapBeforeMB, code: codeBeforeMB, workers: workersBeforeMB, workerCount: workersBefore } = await measured()
   await p.page.evaluate(scrollWatchInstall)
   const viewport = p.page.viewportSize()
   if (viewport) await p.page.mouse.move(viewport.width / 2, viewport.height / 2)
@@ -270,7 +281,7 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
     await p.quiet(500, 10_000)
     return measured()
   }
-  const { heap: heapAfterMB, code: codeAfterMB, workers: workersAfterMB } = await settled()
+  const { heap: heapAfterMB, code: codeAfterMB, workers: workersAfterMB, workerCount: workersAfter } = await settled()
   // The same trip again: what the engine compiled for the first stays compiled, and a page that
   // lets go of what it read ends the second where it ended the first.
   await trip()
@@ -300,11 +311,15 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
     heapScrollGrowthPct,
     codeBeforeScrollMB: codeBeforeMB,
     codeAfterScrollMB: codeAfterMB,
+    heapScrollGrowthMB: heapBeforeMB === undefined || heapAfterMB === undefined ? undefined : heapAfterMB - heapBeforeMB,
     workersBeforeScrollMB: workersBeforeMB,
     workersAfterScrollMB: workersAfterMB,
+    // A worker started (or ended) during the trip shows in the workers' growth: how many there were.
+    workersBeforeScroll: workersBefore,
+    workersAfterScroll: workersAfter,
     heapScrollCodeGrowthPct: codeGrowthPct,
     heapScrollWorkersGrowthPct: workersGrowthPct,
-    heapScrollGrowthWithoutCodePct: otherGrowthPct,
+    heapScrollGrowthRestPct: otherGrowthPct,
     heapAfterSecondScrollMB: heapAfterSecondMB,
     codeAfterSecondScrollMB: codeAfterSecondMB,
     heapSecondScrollGrowthPct: pointsOf(heapBeforeMB, heapAfterMB, heapAfterSecondMB),

@@ -326,11 +326,13 @@ const GROWTH_FIGURES: Figure[] = [
   { key: 'workersBeforeScrollMB', label: '… of the heap before, the workers’ (stream, highlighting)', unit: 'MB', digits: 2, read: field('workersBeforeScrollMB') },
   { key: 'workersAfterScrollMB', label: '… of the heap after, the workers’', unit: 'MB', digits: 2, read: field('workersAfterScrollMB') },
   { key: 'heapScrollGrowthPct', label: 'JS heap growth over the scroll', unit: '%', read: field('heapScrollGrowthPct') },
+  { key: 'heapScrollGrowthMB', label: 'JS heap growth over the scroll', unit: 'MB', digits: 2, read: field('heapScrollGrowthMB') },
+  { key: 'workersAfterScroll', label: 'dedicated workers of the page, back at the newest', unit: 'count', digits: 0, read: field('workersAfterScroll') },
   { key: 'codeBeforeScrollMB', label: '… of the heap before, compiled code (heap snapshot)', unit: 'MB', digits: 2, read: field('codeBeforeScrollMB') },
   { key: 'codeAfterScrollMB', label: '… of the heap after, compiled code (heap snapshot)', unit: 'MB', digits: 2, read: field('codeAfterScrollMB') },
   { key: 'heapScrollCodeGrowthPct', label: '… of which the main thread’s compiled code', unit: '%', read: field('heapScrollCodeGrowthPct') },
   { key: 'heapScrollWorkersGrowthPct', label: '… of which the workers’ heaps', unit: '%', read: field('heapScrollWorkersGrowthPct') },
-  { key: 'heapScrollGrowthWithoutCodePct', label: 'JS heap growth over the scroll, the compiled code\'s and the workers’ growth left out', unit: '%', read: field('heapScrollGrowthWithoutCodePct') },
+  { key: 'heapScrollGrowthRestPct', label: 'JS heap growth over the scroll, the compiled code\'s and the workers’ growth left out', unit: '%', read: field('heapScrollGrowthRestPct') },
   { key: 'heapAfterSecondScrollMB', label: 'JS heap after GC, back at the newest after the same trip again', unit: 'MB', read: field('heapAfterSecondScrollMB') },
   { key: 'codeAfterSecondScrollMB', label: '… of it, compiled code (heap snapshot)', unit: 'MB', digits: 2, read: field('codeAfterSecondScrollMB') },
   { key: 'heapSecondScrollGrowthPct', label: 'JS heap growth over the second trip (points of the heap before the first)', unit: '%', read: field('heapSecondScrollGrowthPct') },
@@ -709,7 +711,7 @@ function describe(results: Results, baseline: Results | undefined): { tables: st
       {
         scenario: label,
         name: 'scroll: heap back within 10%',
-        value: `${fmt(g(key, 'heapScrollGrowthPct'))}% (compiled code ${fmt(g(key, 'heapScrollCodeGrowthPct'))} points, the workers ${fmt(g(key, 'heapScrollWorkersGrowthPct'))}, the rest ${fmt(g(key, 'heapScrollGrowthWithoutCodePct'))}; a second trip ${fmt(g(key, 'heapSecondScrollGrowthPct'))} more, compiled code ${fmt(g(key, 'heapSecondScrollCodeGrowthPct'))} of it)`,
+        value: `${fmt(g(key, 'heapScrollGrowthPct'))}%, ${fmt(g(key, 'heapScrollGrowthMB'), 2)} MB (compiled code ${fmt(g(key, 'heapScrollCodeGrowthPct'))} points, the workers ${fmt(g(key, 'heapScrollWorkersGrowthPct'))}, the rest ${fmt(g(key, 'heapScrollGrowthRestPct'))}; a second trip ${fmt(g(key, 'heapSecondScrollGrowthPct'))} more, compiled code ${fmt(g(key, 'heapSecondScrollCodeGrowthPct'))} of it)`,
         holds: atMost(g(key, 'heapScrollGrowthPct'), 10),
       },
     )

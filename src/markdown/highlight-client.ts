@@ -27,8 +27,13 @@ export function createWorkerHighlighter(spawn: () => HighlightWorkerLike, fallba
   let broken = false
   let nextId = 1
   const pending = new Map<number, { code: string; language: LanguageId; resolve: (lines: HighlightedLine[]) => void; reject: (reason: unknown) => void }>()
+  // The page's highlighter, made once; one that failed to load (a network blip) is tried again by the next block.
   let onPage: Promise<CodeHighlighter> | undefined
-  const page = (code: string, language: LanguageId) => (onPage ??= fallback()).then((highlighter) => highlighter.highlight(code, language))
+  const page = (code: string, language: LanguageId) =>
+    (onPage ??= fallback().catch((reason: unknown) => {
+      onPage = undefined
+      throw reason
+    })).then((highlighter) => highlighter.highlight(code, language))
 
   const breakDown = () => {
     if (broken) return
@@ -68,7 +73,12 @@ export function createWorkerHighlighter(spawn: () => HighlightWorkerLike, fallba
       const id = nextId++
       return new Promise<HighlightedLine[]>((resolve, reject) => {
         pending.set(id, { code, language, resolve, reject })
-        target.postMessage({ id, code, language })
+        try {
+          target.postMessage({ id, code, language })
+        } catch (reason) {
+          pending.delete(id)
+          reject(reason)
+        }
       })
     },
   }
@@ -78,11 +88,13 @@ let shared: CodeHighlighter | undefined
 
 const onThePage = () => import('./highlighter').then(({ createCodeHighlighter }) => createCodeHighlighter())
 
+function spawnHighlightWorker(): HighlightWorkerLike {
+  if (typeof Worker !== 'function') throw new Error('no dedicated workers here')
+  return new Worker(new URL('./highlight.worker.ts', import.meta.url), { type: 'module', name: 'rebound-highlight' })
+}
+
 /** Highlights with the page's one highlighter: in the worker where one can start, else on the page. */
 export function highlight(code: string, language: LanguageId): Promise<HighlightedLine[]> {
-  shared ??=
-    typeof Worker === 'function'
-      ? createWorkerHighlighter(() => new Worker(new URL('./highlight.worker.ts', import.meta.url), { type: 'module', name: 'rebound-highlight' }), onThePage)
-      : { highlight: (code, language) => onThePage().then((highlighter) => highlighter.highlight(code, language)) }
+  shared ??= createWorkerHighlighter(spawnHighlightWorker, onThePage)
   return shared.highlight(code, language)
 }

@@ -19,9 +19,13 @@ export type HighlightPort = {
 /** The worker's side: answers each request on `port` with `highlighter`, in the order they came. */
 export function serveHighlights(port: HighlightPort, highlighter: CodeHighlighter): void {
   port.addEventListener('message', ({ data: { id, code, language } }) => {
-    highlighter.highlight(code, language).then(
-      (lines) => port.postMessage({ id, lines }),
-      () => port.postMessage({ id, failed: true }),
-    )
+    highlighter
+      .highlight(code, language)
+      .then(
+        (lines) => port.postMessage({ id, lines }),
+        () => port.postMessage({ id, failed: true }),
+      )
+      // Lines that could not be sent are an answer too: the page must not wait for them.
+      .catch(() => port.postMessage({ id, failed: true }))
   })
 }

@@ -1,9 +1,9 @@
 /**
  * Code highlighting with Shiki's fine-grained core, its JavaScript engine and precompiled
  * grammars: no WASM, so a strict Content-Security-Policy needs no 'wasm-unsafe-eval'. It runs in
- * the highlight worker (highlight.worker.ts, started with the first code block a reply finishes),
- * or on the page where no worker can start (see highlight-client.ts); each grammar is a chunk of
- * its own (see languages.ts).
+ * the highlight worker (highlight.worker.ts, started with the first finished code block seen, in
+ * a reply's text or a tool's input or output), or on the page where no worker can start (see
+ * highlight-client.ts); each grammar is a chunk of its own (see languages.ts).
  *
  * The result is tokens, not HTML: the code block renders them as React elements.
  */
@@ -25,7 +25,7 @@ export type CodeHighlighter = {
   highlight(code: string, language: LanguageId): Promise<HighlightedLine[]>
 }
 
-/** Longer code is left plain: tokenizing it would hold the main thread for too long. */
+/** Longer code is left plain: tokenizing it would keep every block after it waiting too long. */
 const MAX_HIGHLIGHTED_LENGTH = 100_000
 /** Lines longer than this (minified code, data) are left plain within highlighted code. */
 const MAX_TOKENIZED_LINE = 2_000
@@ -39,7 +39,7 @@ const LINES_PER_STEP = 8
  */
 const SLICE_MS = 8
 
-/** Lets the page paint and handle input between two code blocks. */
+/** Lets the page paint and handle input between two code blocks (in the worker, lets the next request in). */
 function nextTask(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0))
 }

@@ -34,7 +34,7 @@ function fakeWorker(serve?: (port: HighlightPort) => void) {
 const joined = (lines: { content: string }[][]) => lines.map((line) => line.map((token) => token.content).join('')).join('\n')
 
 describe('the highlight worker', () => {
-  it('answers each block with the lines the page highlighter gives it, whatever order they finish in', async () => {
+  it('answers each block with the lines the page highlighter gives it', async () => {
     const { worker, posted } = fakeWorker((port) => serveHighlights(port, createCodeHighlighter(undefined, { sliceMs: Infinity })))
     const spawn = vi.fn(() => worker)
     const fallback = vi.fn(() => Promise.resolve(createCodeHighlighter()))
@@ -55,14 +55,35 @@ describe('the highlight worker', () => {
     expect(fallback).not.toHaveBeenCalled()
   })
 
+  it('gives each block its own answer when the answers come back in another order', async () => {
+    // A worker that answers the second block first.
+    const { worker } = fakeWorker((port) => {
+      const asked: HighlightRequest[] = []
+      port.addEventListener('message', ({ data }) => {
+        asked.push(data)
+        if (asked.length === 2) for (const { id, code } of asked.reverse()) port.postMessage({ id, lines: [[{ content: code }]] })
+      })
+    })
+    const highlighter = createWorkerHighlighter(() => worker, () => Promise.reject(new Error('not on the page')))
+
+    const [first, second] = await Promise.all([highlighter.highlight('first()', 'typescript'), highlighter.highlight('second()', 'python')])
+
+    expect(joined(first)).toBe('first()')
+    expect(joined(second)).toBe('second()')
+  })
+
   it('rejects a block the worker could not highlight, which leaves that code plain', async () => {
     const failing = { ...GRAMMAR_LOADERS, python: () => Promise.reject<GrammarModule>(new Error('chunk failed')) } as Record<LanguageId, () => Promise<GrammarModule>>
-    const { worker } = fakeWorker((port) => serveHighlights(port, createCodeHighlighter(failing, { sliceMs: Infinity })))
-    const highlighter = createWorkerHighlighter(() => worker, () => Promise.resolve(createCodeHighlighter()))
+    const { worker, posted } = fakeWorker((port) => serveHighlights(port, createCodeHighlighter(failing, { sliceMs: Infinity })))
+    const fallback = vi.fn(() => Promise.resolve(createCodeHighlighter()))
+    const highlighter = createWorkerHighlighter(() => worker, fallback)
 
     await expect(highlighter.highlight('print("hi")', 'python')).rejects.toThrow('could not be highlighted')
-    // The worker goes on answering the next block.
+    // The worker goes on answering the next block: nothing went to the page.
     expect(joined(await highlighter.highlight('[1, 2]', 'json'))).toBe('[1, 2]')
+    expect(posted.map((request) => request.language)).toEqual(['python', 'json'])
+    expect(fallback).not.toHaveBeenCalled()
+    expect(worker.terminate).not.toHaveBeenCalled()
   })
 
   it('hands what it was asked, and everything after, to the page when the worker fails', async () => {
@@ -85,6 +106,21 @@ describe('the highlight worker', () => {
     expect(spawn).toHaveBeenCalledTimes(1)
     expect(fallback).toHaveBeenCalledTimes(1)
     expect(posted).toHaveLength(1)
+  })
+
+  it('makes the page highlighter once for every block when no worker can start, and again after it failed to load', async () => {
+    const page: CodeHighlighter = { highlight: vi.fn((code: string) => Promise.resolve([[{ content: code }]])) }
+    const fallback = vi.fn<() => Promise<CodeHighlighter>>().mockRejectedValueOnce(new Error('chunk failed')).mockResolvedValue(page)
+    const highlighter = createWorkerHighlighter(() => {
+      throw new Error('no dedicated workers here')
+    }, fallback)
+
+    await expect(highlighter.highlight('a = 1', 'python')).rejects.toThrow('chunk failed')
+    expect(joined(await highlighter.highlight('b = 2', 'python'))).toBe('b = 2')
+    expect(joined(await highlighter.highlight('c = 3', 'python'))).toBe('c = 3')
+    // Tried again after the failure, then kept: one highlighter for both later blocks.
+    expect(fallback).toHaveBeenCalledTimes(2)
+    expect(page.highlight).toHaveBeenCalledTimes(2)
   })
 
   it('highlights on the page when no worker can start', async () => {
