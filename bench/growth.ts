@@ -24,8 +24,10 @@ export type GrowthSettings = {
   scrollCapMs: number
   /** How long the find may take before the hit counts as never shown. */
   findCapMs: number
-  /** Find and scroll too (Rebound); the peer only opens. */
-  findAndScroll: boolean
+  /** Find with the app's find bar too (Rebound); the peer and the floor only open. */
+  find: boolean
+  /** Scroll to the first message and back too (Rebound, and the floor as the least a page holds after it); the peer only opens. */
+  scroll: boolean
 }
 
 /** The find field and its shortcut (src/chat/transcript/find-bar.tsx, src/chat/shortcuts.ts). */
@@ -36,8 +38,9 @@ const isRead = (r: RequestLog) => r.method === 'GET' && r.path.endsWith('/messag
 const isSearch = (r: RequestLog) => r.method === 'GET' && r.path.endsWith('/search')
 const MB = 2 ** 20
 
+/** The floor opens a long session with its page that reads history in pages (bench/floor/pages.ts). */
 function urlFor(daemon: FakeDaemon, subject: Subject) {
-  return (subject.origin === 'rebound' ? daemon.reboundUrl : daemon.peerUrl) + subject.path
+  return (subject.origin === 'rebound' ? daemon.reboundUrl : daemon.peerUrl) + (subject.key === 'floor' ? '/floor/pages.html' : subject.path)
 }
 
 /** JS heap after a full garbage collection, in MB: what the page holds, not what it has yet to free. */
@@ -164,7 +167,7 @@ export async function growthRun(browser: Browser, daemon: FakeDaemon, subject: S
     result.peakHeapMB = opened.peakHeapMB
     if (!opened.ok) {
       // Never opened: so never found or scrolled either; the second page is not tried.
-      Object.assign(result, { openNever: true, openWhy: opened.why, findNever: settings.findAndScroll, firstNever: settings.findAndScroll })
+      Object.assign(result, { openNever: true, openWhy: opened.why, findNever: settings.find, firstNever: settings.scroll })
       return result
     }
     const before = daemon.requests.filter((r) => r.at <= opened.paintedWall)
@@ -176,11 +179,11 @@ export async function growthRun(browser: Browser, daemon: FakeDaemon, subject: S
       loadLongTaskMaxMs: Math.max(0, ...load.longTasks.map((t) => t.duration)),
       ...(await a.page.evaluate(countRows)),
     })
-    if (!settings.findAndScroll) return result
-    Object.assign(result, await find(a, daemon, settings.findCapMs))
+    if (settings.find) Object.assign(result, await find(a, daemon, settings.findCapMs))
   } finally {
     await a.close()
   }
+  if (!settings.scroll) return result
 
   daemon.reset({ history, events: NO_REPLY, rate: 1000, firstTokenMs: 0 })
   const b = await openPage(browser, [HISTORY_MARKER])

@@ -79,8 +79,8 @@ const SCENARIO_SUBJECTS: Record<BrowserScenario, readonly SubjectKey[]> = {
   stepsHistory: ['rebound', 'peerDefault', 'peerThrottled'],
   session1k: ['rebound', 'peerThrottled'],
   session10k: ['rebound', 'peerThrottled'],
-  session100k: ['rebound'],
-  session100kSteps: ['rebound'],
+  session100k: ['rebound', 'floor'],
+  session100kSteps: ['rebound', 'floor'],
 }
 
 type Options = {
@@ -713,6 +713,7 @@ function describe(results: Results, baseline: Results | undefined): { tables: st
         name: 'scroll: heap back within 10%',
         value: `${fmt(g(key, 'heapScrollGrowthPct'))}%, ${fmt(g(key, 'heapScrollGrowthMB'), 2)} MB (compiled code ${fmt(g(key, 'heapScrollCodeGrowthPct'))} points, the workers ${fmt(g(key, 'heapScrollWorkersGrowthPct'))}, the rest ${fmt(g(key, 'heapScrollGrowthRestPct'))}; a second trip ${fmt(g(key, 'heapSecondScrollGrowthPct'))} more, compiled code ${fmt(g(key, 'heapSecondScrollCodeGrowthPct'))} of it)`,
         holds: atMost(g(key, 'heapScrollGrowthPct'), 10),
+        floor: floorCell(g(key, 'heapScrollGrowthPct'), g(key, 'heapScrollGrowthPct', 'floor'), '%'),
       },
     )
   }
@@ -901,7 +902,8 @@ async function main() {
           scrollSteps: size.growthScrollSteps,
           scrollCapMs: size.growthScrollCapMs,
           findCapMs: size.findCapMs,
-          findAndScroll: s.key === 'rebound',
+          find: s.key === 'rebound',
+          scroll: s.key === 'rebound' || s.key === 'floor',
         }),
       )
     }

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vite'
 
-/** The floor page: its own root (this folder), served by the fake daemon under /floor/ on Rebound's origin. */
+/** The floor pages: their own root (this folder), served by the fake daemon under /floor/ on Rebound's origin. */
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/floor/',
@@ -9,5 +9,14 @@ export default defineConfig({
   build: {
     outDir: fileURLToPath(new URL('../.out/floor', import.meta.url)),
     emptyOutDir: true,
+    // Chromium has module preloading; the polyfill would be a chunk of its own, shared by both pages.
+    modulePreload: { polyfill: false },
+    // Two pages: the stream read (index.html) and a long session read in pages (pages.html).
+    rolldownOptions: {
+      input: {
+        stream: fileURLToPath(new URL('./index.html', import.meta.url)),
+        pages: fileURLToPath(new URL('./pages.html', import.meta.url)),
+      },
+    },
   },
 })
