@@ -8,14 +8,13 @@
 import type { HighlightAnswer, HighlightRequest } from './highlight-protocol'
 import type { CodeHighlighter, HighlightedLine } from './highlighter'
 import type { LanguageId } from './languages'
+import { createWorkerSlot, type WorkerLike } from '../workers/worker-slot'
 
-/** The part of a worker (or a MessagePort) the page talks through. */
-export type HighlightWorkerLike = {
-  postMessage(message: HighlightRequest): void
-  addEventListener(type: 'message', listener: (event: MessageEvent<HighlightAnswer>) => void): void
-  addEventListener(type: 'error' | 'messageerror', listener: () => void): void
-  terminate(): void
-}
+/** The part of a worker the page talks through. */
+export type HighlightWorkerLike = WorkerLike<HighlightRequest, HighlightAnswer>
+
+/** A block asked of the worker, and where its lines go. */
+type Asked = { code: string; language: LanguageId; resolve: (lines: HighlightedLine[]) => void; reject: (reason: unknown) => void }
 
 /**
  * A highlighter that asks a worker, started on the first request. If the worker cannot start or
@@ -23,10 +22,6 @@ export type HighlightWorkerLike = {
  * asked later go to `fallback`, the highlighter on the page.
  */
 export function createWorkerHighlighter(spawn: () => HighlightWorkerLike, fallback: () => Promise<CodeHighlighter>): CodeHighlighter {
-  let worker: HighlightWorkerLike | undefined
-  let broken = false
-  let nextId = 1
-  const pending = new Map<number, { code: string; language: LanguageId; resolve: (lines: HighlightedLine[]) => void; reject: (reason: unknown) => void }>()
   // The page's highlighter, made once; one that failed to load (a network blip) is tried again by the next block.
   let onPage: Promise<CodeHighlighter> | undefined
   const page = (code: string, language: LanguageId) =>
@@ -35,52 +30,23 @@ export function createWorkerHighlighter(spawn: () => HighlightWorkerLike, fallba
       throw reason
     })).then((highlighter) => highlighter.highlight(code, language))
 
-  const breakDown = () => {
-    if (broken) return
-    broken = true
-    worker?.terminate()
-    worker = undefined
-    for (const [id, entry] of pending) {
-      pending.delete(id)
-      page(entry.code, entry.language).then(entry.resolve, entry.reject)
-    }
-  }
-
-  const start = (): HighlightWorkerLike | undefined => {
-    if (worker || broken) return worker
-    try {
-      worker = spawn()
-    } catch {
-      broken = true
-      return undefined
-    }
-    worker.addEventListener('message', ({ data }: MessageEvent<HighlightAnswer>) => {
-      const entry = pending.get(data.id)
-      if (!entry) return
-      pending.delete(data.id)
-      if ('lines' in data) entry.resolve(data.lines)
-      else entry.reject(new Error('the code could not be highlighted'))
-    })
-    worker.addEventListener('error', breakDown)
-    worker.addEventListener('messageerror', breakDown)
-    return worker
-  }
+  const slot = createWorkerSlot<HighlightRequest, HighlightAnswer, Asked>({
+    spawn,
+    onMessage(answer) {
+      const asked = slot.take(answer.id)
+      if (!asked) return
+      if ('lines' in answer) asked.resolve(answer.lines)
+      else asked.reject(new Error('the code could not be highlighted'))
+    },
+    handOver: ({ code, language, resolve, reject }) => void page(code, language).then(resolve, reject),
+  })
 
   return {
-    highlight(code, language) {
-      const target = start()
-      if (!target) return page(code, language)
-      const id = nextId++
-      return new Promise<HighlightedLine[]>((resolve, reject) => {
-        pending.set(id, { code, language, resolve, reject })
-        try {
-          target.postMessage({ id, code, language })
-        } catch (reason) {
-          pending.delete(id)
-          reject(reason)
-        }
-      })
-    },
+    highlight: (code, language) =>
+      new Promise<HighlightedLine[]>((resolve, reject) => {
+        // A postMessage that throws rejects this block and keeps nothing.
+        if (!slot.send({ code, language, resolve, reject }, (id) => ({ id, code, language }))) page(code, language).then(resolve, reject)
+      }),
   }
 }
 

@@ -12,6 +12,7 @@ import { abortedBy, followRun, type FollowRunOptions, type TerminalFrame } from 
 import type { DaemonClock } from './clock'
 import { fromFailure, type FromWorker, type ToWorker } from './stream-protocol'
 import type { StreamTrees } from '../markdown/stream-trees'
+import { createWorkerSlot, type WorkerLike } from '../workers/worker-slot'
 
 /** `followRun`'s shape: what the run follower calls to read a run's stream. */
 export type FollowRun = (options: FollowRunOptions) => Promise<TerminalFrame>
@@ -23,16 +24,11 @@ export type WorkerFollow = FollowRun & {
 }
 
 /** The part of a `Worker` used here. */
-export type WorkerLike = {
-  postMessage(message: ToWorker): void
-  addEventListener(type: 'message', listener: (event: MessageEvent<FromWorker>) => void): void
-  addEventListener(type: 'error' | 'messageerror', listener: (event: Event) => void): void
-  terminate(): void
-}
+export type StreamWorkerLike = WorkerLike<ToWorker, FromWorker>
 
 export type WorkerFollowOptions = {
   /** Starts the worker; throwing (no Worker, a CSP refusal) leaves every stream on the page. */
-  spawn: () => WorkerLike
+  spawn: () => StreamWorkerLike
   /** The daemon's origin, as the page's client has it. */
   baseUrl: string
   /** Where the `Date` headers of the worker's answers go. */
@@ -56,30 +52,17 @@ type Pending = {
 
 /** A `followRun` that reads streams in a worker (see the module comment). */
 export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = followRun, onTrees }: WorkerFollowOptions): WorkerFollow {
-  let worker: WorkerLike | undefined
-  let broken = false
-  let nextId = 1
-  const pending = new Map<number, Pending>()
-
   /** The worker failed: what it was reading goes on here, from the last frame it handed over. */
-  const breakDown = () => {
-    if (broken) return
-    broken = true
-    worker?.terminate()
-    worker = undefined
-    for (const [id, entry] of pending) {
-      pending.delete(id)
-      entry.detach()
-      onTrees?.(id, undefined, true)
-      const options = entry.lastEventId === undefined ? entry.options : { ...entry.options, lastEventId: entry.lastEventId }
-      fallback(options).then(entry.resolve, entry.reject)
-    }
+  const handOver = (entry: Pending, id: number) => {
+    entry.detach()
+    onTrees?.(id, undefined, true)
+    const options = entry.lastEventId === undefined ? entry.options : { ...entry.options, lastEventId: entry.lastEventId }
+    fallback(options).then(entry.resolve, entry.reject)
   }
 
-  const onMessage = (event: MessageEvent<FromWorker>) => {
-    const message = event.data
+  const onMessage = (message: FromWorker) => {
     if (message.type === 'clock') return daemonClock.observe(message.date, message.sentAt, message.receivedAt)
-    const entry = pending.get(message.id)
+    const entry = slot.get(message.id)
     if (!entry) return
     if (message.type === 'link') return entry.options.onLink?.(message.state)
     if (message.type === 'frames') {
@@ -90,53 +73,50 @@ export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = fol
       }
       return
     }
-    pending.delete(message.id)
+    slot.take(message.id)
     entry.detach()
     onTrees?.(message.id, message.type === 'end' ? message.trees : undefined, true)
     if (message.type === 'end') entry.resolve(message.terminal)
     else entry.reject(fromFailure(message.error))
   }
 
-  const start = (): WorkerLike | undefined => {
-    if (worker || broken) return worker
-    try {
-      worker = spawn()
-    } catch {
-      broken = true
-      return undefined
-    }
-    worker.addEventListener('message', onMessage)
-    worker.addEventListener('error', breakDown)
-    worker.addEventListener('messageerror', breakDown)
-    return worker
-  }
+  const slot = createWorkerSlot<ToWorker, FromWorker, Pending>({ spawn, onMessage, handOver })
 
   const follow: FollowRun = (options) => {
     const { signal } = options
     if (signal.aborted) return Promise.reject(abortedBy(signal))
-    const target = start()
-    if (!target) return fallback(options)
-    const id = nextId++
+    if (!slot.start()) return fallback(options)
     return new Promise<TerminalFrame>((resolve, reject) => {
+      let id = 0
       const onAbort = () => {
-        if (!pending.delete(id)) return
-        worker?.postMessage({ type: 'abort', id })
+        if (!slot.take(id)) return
+        slot.post({ type: 'abort', id })
         onTrees?.(id, undefined, true)
         reject(abortedBy(signal))
       }
       signal.addEventListener('abort', onAbort, { once: true })
-      pending.set(id, { options, lastEventId: options.lastEventId, resolve, reject, detach: () => signal.removeEventListener('abort', onAbort) })
-      target.postMessage({
-        type: 'follow',
-        id,
-        baseUrl,
-        sessionId: options.sessionId,
-        runId: options.runId,
-        ...(options.lastEventId === undefined ? {} : { lastEventId: options.lastEventId }),
-        ...(options.maxReattach === undefined ? {} : { maxReattach: options.maxReattach }),
-        ...(options.maxLagged === undefined ? {} : { maxLagged: options.maxLagged }),
-      })
+      const detach = () => signal.removeEventListener('abort', onAbort)
+      const entry: Pending = { options, lastEventId: options.lastEventId, resolve, reject, detach }
+      try {
+        slot.send(entry, (given) => {
+          id = given
+          return {
+            type: 'follow',
+            id,
+            baseUrl,
+            sessionId: options.sessionId,
+            runId: options.runId,
+            ...(options.lastEventId === undefined ? {} : { lastEventId: options.lastEventId }),
+            ...(options.maxReattach === undefined ? {} : { maxReattach: options.maxReattach }),
+            ...(options.maxLagged === undefined ? {} : { maxLagged: options.maxLagged }),
+          }
+        })
+      } catch (reason) {
+        // Nothing is kept of a run the worker could not be asked to read.
+        detach()
+        reject(reason)
+      }
     })
   }
-  return Object.assign(follow, { warm: () => void start() })
+  return Object.assign(follow, { warm: () => void slot.start() })
 }

@@ -17,7 +17,7 @@ import { parseBlock } from '../../src/markdown/parse'
 import { createStreamTrees, type StreamTrees } from '../../src/markdown/stream-trees'
 import { splitBlocks } from '../../src/markdown/split-blocks'
 import type { StreamFrame } from '../../src/wire/types'
-import { createWorkerFollow, type FollowRun, type WorkerLike } from '../../src/wire/worker-follow'
+import { createWorkerFollow, type FollowRun, type StreamWorkerLike } from '../../src/wire/worker-follow'
 
 const { daemon } = startMockDaemonForFile()
 
@@ -40,7 +40,7 @@ async function startRun(fault: string) {
   return { sessionId: session.id, runId: receipt.run_id }
 }
 
-type Wiring = { worker: WorkerLike; toWorker: ToWorker[]; fromWorker: FromWorker[]; fail: () => void; terminated: () => boolean }
+type Wiring = { worker: StreamWorkerLike; toWorker: ToWorker[]; fromWorker: FromWorker[]; fail: () => void; terminated: () => boolean }
 
 /** A worker host on one end of a channel and a Worker-shaped handle on the other. */
 function wire(gapMs = 25, trees?: ServeStreamsOptions['trees']): Wiring {
@@ -59,7 +59,7 @@ function wire(gapMs = 25, trees?: ServeStreamsOptions['trees']): Wiring {
   channel.port1.start()
   const errorListeners: Array<(event: Event) => void> = []
   let terminated = false
-  const worker: WorkerLike = {
+  const worker: StreamWorkerLike = {
     postMessage: (message) => {
       toWorker.push(message)
       channel.port2.postMessage(message)
@@ -256,6 +256,29 @@ describe('stream worker', () => {
     expect(text).toBe(storedReply(run.runId).content)
     expect(spawned).toBe(1)
     expect(wiring.toWorker.map((m) => m.type)).toEqual(['follow'])
+  })
+
+  it('a run the worker cannot be asked to read is rejected and kept nowhere: an abort later posts nothing', async () => {
+    const wiring = wire()
+    const unsendable = new DOMException('could not be cloned', 'DataCloneError')
+    const worker: StreamWorkerLike = {
+      ...wiring.worker,
+      postMessage: (message) => {
+        if (message.type === 'follow') throw unsendable
+        wiring.worker.postMessage(message)
+      },
+    }
+    let fallbacks = 0
+    const follow = createWorkerFollow({ spawn: () => worker, baseUrl: BASE, daemonClock: { observe: () => undefined }, fallback: (options) => (fallbacks++, followRun(options)) })
+    const run = await startRun('ok')
+    const stop = new AbortController()
+    const error = await read(follow, run, { signal: stop.signal }).catch((e: unknown) => e)
+    expect(error).toBe(unsendable)
+    stop.abort()
+    wiring.fail()
+    // Nothing was in hand: no abort posted, nothing handed to the page.
+    expect(wiring.toWorker).toEqual([])
+    expect(fallbacks).toBe(0)
   })
 
   it('a worker that cannot start leaves every run on the page', async () => {

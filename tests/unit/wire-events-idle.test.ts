@@ -22,7 +22,7 @@ import { followRun, MAX_BACKOFF_MS, STREAM_IDLE_MS, UNREACHABLE_AFTER_MS, type F
 import type { FromWorker, ToWorker } from '../../src/wire/stream-protocol'
 import { serveStreams, type HostPort } from '../../src/wire/stream-worker-host'
 import type { CancelReceipt, Message, Run, RunStatus, StreamFrame } from '../../src/wire/types'
-import { createWorkerFollow, type WorkerLike } from '../../src/wire/worker-follow'
+import { createWorkerFollow, type StreamWorkerLike } from '../../src/wire/worker-follow'
 
 const SID = 'ses_1'
 const RID = 'run_1'
@@ -314,7 +314,7 @@ function workerPair() {
   const deliver = <T>(listeners: Array<(event: MessageEvent<T>) => void>, message: T) =>
     queueMicrotask(() => listeners.forEach((listener) => listener({ data: structuredClone(message) } as MessageEvent<T>)))
   const host: HostPort = { postMessage: (message) => deliver(pageListeners, message), addEventListener: (_type, listener) => void hostListeners.push(listener) }
-  const worker: WorkerLike = {
+  const worker: StreamWorkerLike = {
     postMessage: (message) => deliver(hostListeners, message),
     addEventListener: (type: string, listener: (event: never) => void) => {
       if (type === 'message') pageListeners.push(listener as (event: MessageEvent<FromWorker>) => void)
