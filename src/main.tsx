@@ -12,6 +12,7 @@ import { createChatRuntime } from './thread/runtime'
 import { createAppI18n } from './i18n/setup'
 import { createDaemonClient } from './wire/http'
 import { followRun } from './wire/events'
+import { browserInput } from './live/pacing'
 import type { WorkerFollow } from './wire/worker-follow'
 import './app/styles.css'
 
@@ -38,7 +39,7 @@ async function boot() {
       ? undefined
       : lazyWorkerFollow(async () => {
           const [{ createWorkerFollow }, { offerTrees }] = await Promise.all([import('./wire/worker-follow'), import('./markdown/worker-trees')])
-          return createWorkerFollow({ spawn: spawnStreamWorker, baseUrl, daemonClock: client.daemonClock, onTrees: offerTrees })
+          return createWorkerFollow({ spawn: spawnStreamWorker, baseUrl, daemonClock: client.daemonClock, onTrees: offerTrees, input: browserInput() })
         })
   const runtime = createChatRuntime(client, undefined, follow ? { follow } : {})
   // The worker's script loads on its own thread: start it once the page has settled, so the first

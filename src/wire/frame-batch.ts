@@ -13,8 +13,8 @@ import type { StreamFrame } from './types'
 export type FrameBatcherOptions = {
   /** Hands one batch over; never called with an empty one. */
   post: (frames: StreamFrame[]) => void
-  /** Shortest gap between two batches of deltas. */
-  gapMs: number
+  /** Shortest gap between two batches of deltas: a number, or read each time a piece arrives. */
+  gapMs: number | (() => number)
   now?: () => number
   setTimer?: (run: () => void, ms: number) => unknown
   clearTimer?: (timer: unknown) => void
@@ -60,6 +60,7 @@ export function createFrameBatcher({
   let timer: unknown
   /** When a batch with pieces in it last went out: the gap counts from them, not from a start or a tier 1 wait. */
   let lastTextAt = -Infinity
+  const gap = typeof gapMs === 'number' ? () => gapMs : gapMs
 
   const flush = () => {
     if (timer !== undefined) {
@@ -77,7 +78,7 @@ export function createFrameBatcher({
     push(frame) {
       appendFrame(held, frame)
       if (!isPiece(frame)) return flush()
-      const wait = lastTextAt + gapMs - now()
+      const wait = lastTextAt + gap() - now()
       if (wait <= 0) return flush()
       if (timer === undefined) timer = setTimer(flush, wait)
     },

@@ -21,7 +21,13 @@ type FollowRequest = {
   maxLagged?: number
 }
 
-export type ToWorker = FollowRequest | { type: 'abort'; id: number }
+/**
+ * The operator pressed a key, typed or clicked `agoMs` before this was sent: while they type, the
+ * page commits every STREAM_FLUSH_GAP_MS, and the batches come as often (see stream-worker-host.ts).
+ */
+type InputNotice = { type: 'input'; agoMs: number }
+
+export type ToWorker = FollowRequest | { type: 'abort'; id: number } | InputNotice
 
 /** A failure, as data. */
 export type WireFailure =

@@ -13,6 +13,7 @@ import type { DaemonClock } from './clock'
 import { fromFailure, type FromWorker, type ToWorker } from './stream-protocol'
 import type { StreamTrees } from '../markdown/stream-trees'
 import { createWorkerSlot, type WorkerLike } from '../workers/worker-slot'
+import type { InputClock } from '../live/pacing'
 
 /** `followRun`'s shape: what the run follower calls to read a run's stream. */
 export type FollowRun = (options: FollowRunOptions) => Promise<TerminalFrame>
@@ -40,6 +41,12 @@ export type WorkerFollowOptions = {
    * they were parsed for; `ended` when the stream's last have come.
    */
   onTrees?: (stream: number, trees: StreamTrees | undefined, ended: boolean) => void
+  /**
+   * The operator's last key or click (live/pacing.ts's browserInput): the worker batches as often
+   * as the page commits, and the page commits more often while the operator types. Told to the
+   * worker when a batch arrives after a new input, so a page nobody types on sends nothing.
+   */
+  input?: InputClock
 }
 
 type Pending = {
@@ -51,7 +58,16 @@ type Pending = {
 }
 
 /** A `followRun` that reads streams in a worker (see the module comment). */
-export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = followRun, onTrees }: WorkerFollowOptions): WorkerFollow {
+export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = followRun, onTrees, input }: WorkerFollowOptions): WorkerFollow {
+  /** The input last told to the worker. */
+  let toldInputAt = -Infinity
+  const tellInput = () => {
+    const at = input?.lastInputAt() ?? -Infinity
+    if (at <= toldInputAt) return
+    toldInputAt = at
+    slot.post({ type: 'input', agoMs: Math.max(0, input!.now() - at) })
+  }
+
   /** The worker failed: what it was reading goes on here, from the last frame it handed over. */
   const handOver = (entry: Pending, id: number) => {
     entry.detach()
@@ -66,6 +82,7 @@ export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = fol
     if (!entry) return
     if (message.type === 'link') return entry.options.onLink?.(message.state)
     if (message.type === 'frames') {
+      tellInput()
       if (message.trees) onTrees?.(message.id, message.trees, false)
       for (const frame of message.frames) {
         entry.lastEventId = frame.id

@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createFrameBatcher } from '../../src/wire/frame-batch'
+import { batchPace } from '../../src/wire/stream-worker-host'
+import { FAST_STREAM_FLUSH_GAP_MS, FLOOD_FLUSH_GAP_MS, STREAM_FLUSH_GAP_MS, TYPING_WINDOW_MS } from '../../src/live/pacing'
 import type { StreamFrame } from '../../src/wire/types'
 
 function harness(gapMs = 25) {
@@ -131,3 +133,55 @@ describe('frame batcher', () => {
   })
 })
 
+
+describe('the worker’s batch pace', () => {
+  /** A run posting `chars` characters every `everyMs` for `forMs`, on a clock the test moves. */
+  function paced(typedAgo?: number) {
+    let now = 10_000
+    const input = { now: () => now, lastInputAt: () => (typedAgo === undefined ? -Infinity : now - typedAgo) }
+    const pace = batchPace(input)
+    const post = (chars: number, everyMs: number, forMs: number) => {
+      for (let t = 0; t < forMs; t += everyMs) {
+        now += everyMs
+        pace.posted([{ type: 'delta', id: t, text: 'x'.repeat(chars) }])
+      }
+    }
+    return { pace, post }
+  }
+
+  it('is the page’s gap between commits for the run’s rate: 50 ms at a model’s pace, 100 ms fast, up to 250 ms for a flood', () => {
+    const { pace, post } = paced()
+    expect(pace.gap()).toBe(STREAM_FLUSH_GAP_MS)
+    post(20, 50, 2_000) // 400 characters a second
+    expect(pace.gap()).toBe(STREAM_FLUSH_GAP_MS)
+    post(1_000, 100, 3_000) // 10,000 a second
+    expect(pace.gap()).toBe(FAST_STREAM_FLUSH_GAP_MS)
+    post(50_000, 250, 3_000) // 200,000 a second
+    expect(pace.gap()).toBe(FLOOD_FLUSH_GAP_MS)
+  })
+
+  it('counts reasoning and tool input as the page does, and a step between pieces does not halve the gap', () => {
+    let now = 0
+    const clockless = batchPace({ now: () => now, lastInputAt: () => -Infinity })
+    for (let i = 0; i < 30; i++) {
+      now += 100
+      clockless.posted([
+        { type: 'reasoning', id: i, text: 'r'.repeat(500) },
+        { type: 'tool_input', id: i, tool_call_id: 't', delta: 'i'.repeat(500) },
+      ])
+    }
+    expect(clockless.gap()).toBe(FAST_STREAM_FLUSH_GAP_MS)
+    now += 5
+    clockless.posted([{ type: 'tool_running', id: 99, tool_call_id: 't' } as StreamFrame])
+    expect(clockless.gap()).toBe(FAST_STREAM_FLUSH_GAP_MS)
+  })
+
+  it('is 50 ms while the operator types, however fast the run', () => {
+    const typing = paced(300)
+    typing.post(1_000, 100, 3_000)
+    expect(typing.pace.gap()).toBe(STREAM_FLUSH_GAP_MS)
+    const typedLongAgo = paced(TYPING_WINDOW_MS + 100)
+    typedLongAgo.post(1_000, 100, 3_000)
+    expect(typedLongAgo.pace.gap()).toBe(FAST_STREAM_FLUSH_GAP_MS)
+  })
+})

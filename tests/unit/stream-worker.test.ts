@@ -258,6 +258,33 @@ describe('stream worker', () => {
     expect(wiring.toWorker.map((m) => m.type)).toEqual(['follow'])
   })
 
+  it('tells the worker of the operator’s input when a batch arrives after it, once per input, and never on a page nobody types on', async () => {
+    const quiet = wire()
+    const idle = { now: () => performance.now(), lastInputAt: () => -Infinity }
+    const first = await startRun('plain')
+    await read(createWorkerFollow({ spawn: () => quiet.worker, baseUrl: BASE, daemonClock: { observe: () => undefined }, input: idle }), first)
+    expect(quiet.toWorker.map((m) => m.type)).toEqual(['follow'])
+
+    const typed = wire()
+    let typedAt = -Infinity
+    const clock = { now: () => performance.now(), lastInputAt: () => typedAt }
+    const follow = createWorkerFollow({ spawn: () => typed.worker, baseUrl: BASE, daemonClock: { observe: () => undefined }, input: clock })
+    const run = await startRun('plain')
+    let deltas = 0
+    await read(follow, run, {
+      onFrame: (frame) => {
+        // A key pressed as the first text arrives, and nothing after.
+        if (frame.type === 'delta' && ++deltas === 1) typedAt = performance.now() - 40
+      },
+    })
+    // Batches kept coming after the one the key was pressed in: one notice all the same.
+    expect(typed.fromWorker.filter((m) => m.type === 'frames').length).toBeGreaterThan(2)
+    const notices = typed.toWorker.filter((m) => m.type === 'input')
+    expect(notices).toHaveLength(1)
+    expect(notices[0]).toEqual({ type: 'input', agoMs: expect.any(Number) })
+    expect((notices[0] as { agoMs: number }).agoMs).toBeGreaterThanOrEqual(40)
+  })
+
   it('a run the worker cannot be asked to read is rejected and kept nowhere: an abort later posts nothing', async () => {
     const wiring = wire()
     const unsendable = new DOMException('could not be cloned', 'DataCloneError')
