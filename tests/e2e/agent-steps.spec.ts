@@ -510,6 +510,36 @@ onHttpDaemon('two tabs on one session show the same steps live: the second tab s
   expect(regenerates(stack)).toBe(0)
 })
 
+test('find in session shows a hit in a tool step: a reply taller than the view is brought in from its top, its steps in sight', async ({ page }) => {
+  // A short window, so the reply with its three tools and its answer is taller than the log.
+  await page.setViewportSize({ width: 1000, height: 520 })
+  await openApp(page, { faults: ['tools:3'] })
+  await newSession(page)
+  await sendMessage(page, PROMPT)
+  const reply = agentReplies(page)
+  await expect(reply).toHaveAttribute('data-status', 'complete')
+  const log = page.getByRole('log')
+  const logBox = (await log.boundingBox())!
+  expect((await reply.boundingBox())!.height).toBeGreaterThan(logBox.height)
+  // The log follows the reply to its end: the first tool has scrolled out of sight above.
+  const first = toggleOf(toolStep(reply, 'search_docs'))
+  await expect.poll(async () => (await first.boundingBox())!.y + 1 < logBox.y).toBe(true)
+
+  await page.keyboard.press('Control+Shift+F')
+  const find = page.getByRole('searchbox')
+  await expect(find).toBeFocused()
+  await find.fill('search_docs')
+  await find.press('Enter')
+  await expect(page.getByRole('search').getByRole('status')).toHaveText(word('en', 'find.count', { current: 1, total: 1 }))
+  // The step that holds the hit is in the log's view, not above it.
+  const inView = async () => {
+    const box = (await first.boundingBox())!
+    const now = (await log.boundingBox())!
+    return box.y >= now.y && box.y + box.height <= now.y + now.height
+  }
+  await expect.poll(inView).toBe(true)
+})
+
 test('tool_fail: the tool shows Failed with its worded error, open; the agent answers anyway and the reply completes', async ({ page }) => {
   await recordSteps(page)
   await openApp(page, { faults: ['tool_fail'] })

@@ -1,6 +1,6 @@
 import { defaultRangeExtractor, observeElementRect, useVirtualizer, type Range, type VirtualItem, type Virtualizer } from '@tanstack/react-virtual'
 import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import { FindBar, type RemoteFind } from './find-bar'
 import { gapHeights, MIN_GAP_PX, type LaidItem } from './gap-heights'
 
@@ -363,7 +363,11 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
       const item = items[index]
       if (item === undefined) return
       setMatch(itemKey(item))
-      virtualizer.scrollToIndex(index, { align: 'center' })
+      // Centred when it fits; a row taller than the view (a long reply, its steps on top) shows
+      // from its top, where its name, its steps and its first lines are, not its middle.
+      const size = virtualizer.measurementsCache[index]?.size
+      const view = scrollRef.current?.clientHeight ?? 0
+      virtualizer.scrollToIndex(index, { align: size !== undefined && view > 0 && size > view ? 'start' : 'center' })
     },
     [itemKey, items, virtualizer],
   )
