@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../i18n/use-translation'
 import { ChatView } from '../chat/chat-view'
 import { SessionsPanel } from '../chat/sessions/sessions-panel'
 import { StartView } from '../chat/sessions/start-view'

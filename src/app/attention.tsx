@@ -6,7 +6,7 @@
 import { useQueryClient } from '@tanstack/react-query'
 import type { i18n as I18n, TFunction } from 'i18next'
 import { createContext, useContext, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../i18n/use-translation'
 import { APPROVAL_FOCUS_EVENT, takeApprovalFocus, type ApprovalTarget } from '../attention/approval-focus'
 import type { Attention, NotificationWords } from '../attention/attention'
 import type { LedgerEntry } from '../attention/ledger'

@@ -7,7 +7,7 @@
  */
 import { Component, type ErrorInfo, type ReactNode } from 'react'
 import type { i18n as I18n } from 'i18next'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../i18n/use-translation'
 
 type BoundaryProps = {
   /** What is shown when a descendant throws in render. `reset` clears the error and renders the children again. */

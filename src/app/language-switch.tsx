@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../i18n/use-translation'
 import { SUPPORTED_LANGUAGES, type Language } from '../i18n/resources'
 import { currentLanguage, setLanguage } from '../i18n/setup'
 

@@ -1,5 +1,5 @@
 import { useId, useSyncExternalStore } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../i18n/use-translation'
 import type { Attention } from '../attention/attention'
 import { useAttention } from './attention'
 

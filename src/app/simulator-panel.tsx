@@ -5,7 +5,7 @@
  */
 import { useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../i18n/use-translation'
 import { OUTCOME_FORMS, SIMPLE_OUTCOMES, STEP_OUTCOMES, UnknownOutcomeError } from '../../mocks/faults'
 
 const QUICK = [

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../i18n/use-translation'
 import { RefusalError } from '../wire/errors'
 import { ComposerPanel } from './composer/composer-panel'
 import { LazyConfirmRegenerate } from './dialogs/lazy-dialogs'

@@ -1,5 +1,5 @@
 import { useRef } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../i18n/use-translation'
 import { CodeLines } from './code-lines'
 import { CopyButton } from './copy-button'
 import { LANGUAGE_NAMES, resolveLanguage } from './languages'

@@ -13,7 +13,7 @@
  * inner HTML.
  */
 import { createContext, memo, use, useEffect, useMemo, useRef, useState, type ComponentProps, type ReactElement, type ReactNode } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../i18n/use-translation'
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime'
 import type { Element } from 'hast'
 import { toJsxRuntime, type Components } from 'hast-util-to-jsx-runtime'

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import { nextApprovalAlerts } from '../../thread/approvals'
 import type { Thread } from '../../thread/thread'
 import { useAwaitingApprovals } from '../use-approvals'

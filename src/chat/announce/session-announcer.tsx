@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import type { TFunction } from 'i18next'
 import { describeFailure, failureFromError, failureOfWireError } from '../../i18n/describe-failure'
 import { countdownSeconds, formatClockTime } from '../../i18n/format'

@@ -1,5 +1,5 @@
 import { forwardRef, useCallback, useEffect, useId, useLayoutEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent, type FormEvent, type ReactNode } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import { MAX_CONTENT_LENGTH } from '../../wire/types'
 import { COMPOSER_INPUT_ID } from '../dom-ids'
 

@@ -1,5 +1,5 @@
 import { useRef } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import { ModalDialog } from './modal-dialog'
 import { isApple, SHORTCUT_IDS, shortcutKeys } from '../shortcuts'
 

@@ -1,5 +1,5 @@
 import { useEffect, useId, useState, type ReactNode, type Ref } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import type { LinkState } from '../../wire/events'
 import type { Message } from '../../wire/types'
 import { ConnectionStatus } from './connection-status'

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, type KeyboardEvent, type ReactNode, type RefObject } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import type { TFunction } from 'i18next'
 import { describeFailure, failureOfWireError } from '../../i18n/describe-failure'
 import type { LiveToolPart } from '../../live/parts'

@@ -1,5 +1,5 @@
 import { useCallback, useSyncExternalStore } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import type { LinkState } from '../../wire/events'
 import { useChatRuntime } from '../runtime'
 

@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import { describeFailure, describeRetryClass, failureFromError, failureOfWireError, isVerbatimFailure } from '../../i18n/describe-failure'
 import type { WireError } from '../../wire/types'
 

@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import { describeFailure, failureFromError } from '../../i18n/describe-failure'
 
 /** The templates a refusal is worded into: "Not sent: …", "Could not regenerate: …". */

@@ -1,5 +1,5 @@
 import { useCallback, type Ref } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import { countdownSeconds, formatClockTime } from '../../i18n/format'
 import { isCancellable, isWaiting, type RetryStatus as SchedulerStatus } from '../../retry/view'
 import { FailureNotice } from './failure-notice'

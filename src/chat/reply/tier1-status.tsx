@@ -1,5 +1,5 @@
 import { useCallback } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import type { TFunction } from 'i18next'
 import { countdownSeconds } from '../../i18n/format'
 import type { Tier1Wait } from '../../live/live-runs'

@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import { MAX_TITLE_LENGTH, type Session } from '../../wire/types'
 import { sessionLabel } from '../../thread/session-label'
 

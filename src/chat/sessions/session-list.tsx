@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState, type FocusEvent, type KeyboardEvent, type ReactNode } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import type { Session } from '../../wire/types'
 import { sessionLabel } from '../../thread/session-label'
 import { LazyRenameField, LazySessionMenuList } from '../dialogs/lazy-dialogs'

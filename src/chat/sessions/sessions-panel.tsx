@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import { describeFailure, failureFromError } from '../../i18n/describe-failure'
 import type { Session } from '../../wire/types'
 import { chatKeys } from '../../thread/history'

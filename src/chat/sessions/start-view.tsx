@@ -1,5 +1,5 @@
 import { useCallback, useId } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import { startSession } from '../../send/start-session'
 import { useQueryClient } from '@tanstack/react-query'
 import { chatKeys } from '../../thread/history'

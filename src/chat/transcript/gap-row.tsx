@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 
 /**
  * Messages not held, in the transcript's place for them: read as the view reaches them, or with

@@ -1,5 +1,5 @@
 import { useLayoutEffect, useRef, type ReactNode } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import { focusIfAble } from '../dialogs/dialog-focus'
 import { COMPOSER_INPUT_ID } from '../dom-ids'
 

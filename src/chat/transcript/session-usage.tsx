@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../i18n/use-translation'
 import { addUsage } from '../../thread/usage'
 import { formatClockTime } from '../../i18n/format'
 import type { Thread } from '../../thread/thread'

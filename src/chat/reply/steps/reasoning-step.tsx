@@ -1,5 +1,5 @@
 import { memo, useId } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../../i18n/use-translation'
 import { describeDuration } from '../../../i18n/number-format'
 import { reasoningOpenByDefault } from '../../../thread/steps'
 import type { ReasoningPart } from '../../../wire/types'

@@ -1,5 +1,5 @@
 import { memo, useCallback, useId, useMemo, useState, type ReactNode } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../../i18n/use-translation'
 import { describeDuration, formatBytes, formatCount, type DurationRounding } from '../../../i18n/number-format'
 import { CopyButton } from '../../../markdown/copy-button'
 import { nextSecondIn, shownToolInput, shownToolOutput, toolDurationMs, toolOpenByDefault, utf8Length } from '../../../thread/steps'

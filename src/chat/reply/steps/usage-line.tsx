@@ -1,5 +1,5 @@
 import { memo } from 'react'
-import { useTranslation } from 'react-i18next'
+import { useTranslation } from '../../../i18n/use-translation'
 import { formatCount, formatUsd } from '../../../i18n/number-format'
 import type { Usage } from '../../../wire/types'
 import './usage-line.css'
