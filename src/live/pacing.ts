@@ -1,8 +1,10 @@
 /**
  * When the live-run store shows what streamed: at most once per STREAM_FLUSH_GAP_MS, at the next
  * animation frame (or a timer in a hidden tab), and never in the frame that paints a key the
- * operator just pressed.
+ * operator just pressed. The stream worker batches at the same pace (batchPace).
  */
+import type { StreamFrame } from '../wire/types'
+
 /** Schedules `flush` once; returns a cancel. The default races an animation frame with a timer. */
 export type FlushScheduler = (flush: () => void) => () => void
 
@@ -89,6 +91,34 @@ export const TYPING_WINDOW_MS = 1_000
  */
 export function streamFlushGapFor(rate: () => number, input: InputClock): () => number {
   return () => (input.now() - input.lastInputAt() < TYPING_WINDOW_MS ? STREAM_FLUSH_GAP_MS : streamFlushGap(rate()))
+}
+
+/** Characters of text, reasoning and tool input in `frames`: what a stream's rate counts (as the live-run store does). */
+function pieceChars(frames: readonly StreamFrame[]): number {
+  let chars = 0
+  for (const frame of frames) {
+    if (frame.type === 'delta' || frame.type === 'reasoning') chars += frame.text.length
+    else if (frame.type === 'tool_input') chars += frame.delta.length
+  }
+  return chars
+}
+
+/**
+ * One run's gap between the stream worker's batches: the page's gap between commits
+ * (streamFlushGapFor), read on the worker's side from the run's rate as its batches go out
+ * (smoothed as the live-run store smooths its own) and from the input the page tells it of.
+ */
+export function batchPace(input: InputClock): { gap: () => number; posted: (frames: readonly StreamFrame[]) => void } {
+  let rate = 0
+  let postedAt: number | undefined
+  return {
+    gap: streamFlushGapFor(() => rate, input),
+    posted(frames) {
+      const at = input.now()
+      if (postedAt !== undefined) rate = smoothedRate(rate, pieceChars(frames), at - postedAt)
+      postedAt = at
+    },
+  }
 }
 
 /** `frameOrTimeout`, at most once per `gapMs` (a number, or read at each flush): a flush due sooner waits out the gap first. */

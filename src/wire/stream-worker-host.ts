@@ -11,35 +11,16 @@ import type { DaemonClock } from './clock'
 import { createDaemonClient } from './http'
 import { toFailure, type FromWorker, type ToWorker } from './stream-protocol'
 import type { StreamTreesTracker } from '../markdown/stream-trees'
-import { smoothedRate, streamFlushGapFor, type InputClock } from '../live/pacing'
 import type { StreamFrame } from './types'
 
-/** Characters of text, reasoning and tool input in `frames`: what the page's pace is read from. */
-function pieceChars(frames: readonly StreamFrame[]): number {
-  let chars = 0
-  for (const frame of frames) {
-    if (frame.type === 'delta' || frame.type === 'reasoning') chars += frame.text.length
-    else if (frame.type === 'tool_input') chars += frame.delta.length
-  }
-  return chars
-}
+/** Shortest gap between two batches of pieces when no pace is given: the page's own shortest gap between commits. */
+const BATCH_GAP_MS = 50
 
-/**
- * One run's batch gap: the page's gap between commits (live/pacing.ts), read here from the run's
- * rate as its batches go out (smoothed as the page smooths its own) and from the page's input.
- */
-export function batchPace(input: InputClock): { gap: () => number; posted: (frames: readonly StreamFrame[]) => void } {
-  let rate = 0
-  let postedAt: number | undefined
-  return {
-    gap: streamFlushGapFor(() => rate, input),
-    posted(frames) {
-      const at = input.now()
-      if (postedAt !== undefined) rate = smoothedRate(rate, pieceChars(frames), at - postedAt)
-      postedAt = at
-    },
-  }
-}
+/** When the page last heard a key or a click, on this side's clock (the page tells; see ToWorker's `input`). */
+export type HostInput = { lastInputAt(): number; now(): number }
+
+/** One run's gap between batches, read as its batches go out (live/pacing.ts's batchPace). */
+type BatchPace = { gap(): number; posted(frames: readonly StreamFrame[]): void }
 
 /** The part of a worker's global scope (or a MessagePort) the host talks through. */
 export type HostPort = {
@@ -49,14 +30,16 @@ export type HostPort = {
 
 export type ServeStreamsOptions = {
   fetch?: typeof fetch
-  /**
-   * Shortest gap between two batches of pieces, fixed (tests). By default the page's own gap between commits
-   * (live/pacing.ts: 50 ms at a model's usual pace and while the operator types, up to 100 ms for a
-   * fast stream and 250 ms for a flood), read from the run's rate as the batches go out and from
-   * the page's input notices: a batch the page would only hold until its next commit is a task on
-   * its main thread, and a parse of the growing block here, that nothing shows.
-   */
+  /** Shortest gap between two batches of pieces, fixed (tests); without it or `pace`, 50 ms. */
   gapMs?: number
+  /**
+   * Each run's gap, made per run from the page's input: stream.worker.ts hands in live/pacing.ts's
+   * batchPace, the page's own gap between commits (50 ms at a model's usual pace and while the
+   * operator types, up to 100 ms for a fast stream and 250 ms for a flood). A batch the page would
+   * only hold until its next commit is a task on its main thread, and a parse of the growing block
+   * here, that nothing shows.
+   */
+  pace?: (input: HostInput) => BatchPace
   /**
    * One per run followed: parses the answer's Markdown as it streams, so the page renders trees
    * instead of parsing (stream.worker.ts hands in markdown/stream-trees.ts). Without it, frames only.
@@ -65,12 +48,12 @@ export type ServeStreamsOptions = {
 }
 
 /** Answers follow and abort requests arriving on `port`. */
-export function serveStreams(port: HostPort, { fetch: fetchImpl, gapMs, trees: startTrees }: ServeStreamsOptions = {}): void {
+export function serveStreams(port: HostPort, { fetch: fetchImpl, gapMs = BATCH_GAP_MS, pace: startPace, trees: startTrees }: ServeStreamsOptions = {}): void {
   const now = () => Date.now()
   const running = new Map<number, AbortController>()
   /** When the page last said the operator pressed a key, on this side's clock. */
   let inputAt = -Infinity
-  const input: InputClock = { now, lastInputAt: () => inputAt }
+  const input: HostInput = { now, lastInputAt: () => inputAt }
   // The page keeps the one estimate of the daemon's clock: every answer's Date header goes there.
   const relayClock: DaemonClock = {
     offsetMs: () => 0,
@@ -103,12 +86,12 @@ export function serveStreams(port: HostPort, { fetch: fetchImpl, gapMs, trees: s
     const controller = new AbortController()
     running.set(id, controller)
     const tracker = startTrees?.()
-    const pace = batchPace(input)
+    const pace = startPace?.(input)
     const batcher = createFrameBatcher({
-      gapMs: gapMs ?? pace.gap,
+      gapMs: pace ? pace.gap : gapMs,
       now,
       post: (frames) => {
-        pace.posted(frames)
+        pace?.posted(frames)
         const trees = tracker?.batch(frames)
         port.postMessage(trees ? { type: 'frames', id, frames, trees } : { type: 'frames', id, frames })
       },

@@ -4,5 +4,6 @@
  */
 import { serveStreams, type HostPort } from './stream-worker-host'
 import { createStreamTrees } from '../markdown/stream-trees'
+import { batchPace } from '../live/pacing'
 
-serveStreams(self as unknown as HostPort, { trees: createStreamTrees })
+serveStreams(self as unknown as HostPort, { trees: createStreamTrees, pace: batchPace })

@@ -13,7 +13,6 @@ import type { DaemonClock } from './clock'
 import { fromFailure, type FromWorker, type ToWorker } from './stream-protocol'
 import type { StreamTrees } from '../markdown/stream-trees'
 import { createWorkerSlot, type WorkerLike } from '../workers/worker-slot'
-import type { InputClock } from '../live/pacing'
 
 /** `followRun`'s shape: what the run follower calls to read a run's stream. */
 export type FollowRun = (options: FollowRunOptions) => Promise<TerminalFrame>
@@ -46,7 +45,7 @@ export type WorkerFollowOptions = {
    * as the page commits, and the page commits more often while the operator types. Told to the
    * worker when a batch arrives after a new input, so a page nobody types on sends nothing.
    */
-  input?: InputClock
+  input?: { lastInputAt(): number; now(): number }
 }
 
 type Pending = {

@@ -5,8 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createFrameBatcher } from '../../src/wire/frame-batch'
-import { batchPace } from '../../src/wire/stream-worker-host'
-import { FAST_STREAM_FLUSH_GAP_MS, FLOOD_FLUSH_GAP_MS, STREAM_FLUSH_GAP_MS, TYPING_WINDOW_MS } from '../../src/live/pacing'
+import { batchPace, FAST_STREAM_FLUSH_GAP_MS, FLOOD_FLUSH_GAP_MS, STREAM_FLUSH_GAP_MS, TYPING_WINDOW_MS } from '../../src/live/pacing'
 import type { StreamFrame } from '../../src/wire/types'
 
 function harness(gapMs = 25) {

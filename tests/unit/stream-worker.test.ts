@@ -12,7 +12,7 @@ import { isAbortError, RefusalError } from '../../src/wire/errors'
 import { followRun, type FollowRunOptions } from '../../src/wire/events'
 import { createDaemonClient } from '../../src/wire/http'
 import type { FromWorker, ToWorker } from '../../src/wire/stream-protocol'
-import { serveStreams, type HostPort, type ServeStreamsOptions } from '../../src/wire/stream-worker-host'
+import { serveStreams, type HostInput, type HostPort, type ServeStreamsOptions } from '../../src/wire/stream-worker-host'
 import { parseBlock } from '../../src/markdown/parse'
 import { createStreamTrees, type StreamTrees } from '../../src/markdown/stream-trees'
 import { splitBlocks } from '../../src/markdown/split-blocks'
@@ -43,7 +43,7 @@ async function startRun(fault: string) {
 type Wiring = { worker: StreamWorkerLike; toWorker: ToWorker[]; fromWorker: FromWorker[]; fail: () => void; terminated: () => boolean }
 
 /** A worker host on one end of a channel and a Worker-shaped handle on the other. */
-function wire(gapMs = 25, trees?: ServeStreamsOptions['trees']): Wiring {
+function wire(gapMs = 25, trees?: ServeStreamsOptions['trees'], pace?: ServeStreamsOptions['pace']): Wiring {
   const channel = new MessageChannel()
   channels.push(channel)
   const toWorker: ToWorker[] = []
@@ -55,7 +55,7 @@ function wire(gapMs = 25, trees?: ServeStreamsOptions['trees']): Wiring {
     },
     addEventListener: (type, listener) => channel.port1.addEventListener(type, listener as (event: Event) => void),
   }
-  serveStreams(hostPort, trees ? { gapMs, trees } : { gapMs })
+  serveStreams(hostPort, { gapMs, ...(trees ? { trees } : {}), ...(pace ? { pace } : {}) })
   channel.port1.start()
   const errorListeners: Array<(event: Event) => void> = []
   let terminated = false
@@ -265,7 +265,12 @@ describe('stream worker', () => {
     await read(createWorkerFollow({ spawn: () => quiet.worker, baseUrl: BASE, daemonClock: { observe: () => undefined }, input: idle }), first)
     expect(quiet.toWorker.map((m) => m.type)).toEqual(['follow'])
 
-    const typed = wire()
+    // The worker's side: each run's pace is made from the input the page told it of.
+    const heard: HostInput[] = []
+    const typed = wire(25, undefined, (input) => {
+      heard.push(input)
+      return { gap: () => 25, posted: () => undefined }
+    })
     let typedAt = -Infinity
     const clock = { now: () => performance.now(), lastInputAt: () => typedAt }
     const follow = createWorkerFollow({ spawn: () => typed.worker, baseUrl: BASE, daemonClock: { observe: () => undefined }, input: clock })
@@ -283,6 +288,9 @@ describe('stream worker', () => {
     expect(notices).toHaveLength(1)
     expect(notices[0]).toEqual({ type: 'input', agoMs: expect.any(Number) })
     expect((notices[0] as { agoMs: number }).agoMs).toBeGreaterThanOrEqual(40)
+    expect(heard).toHaveLength(1)
+    expect(heard[0]!.lastInputAt()).toBeLessThanOrEqual(heard[0]!.now() - 40)
+    expect(heard[0]!.now() - heard[0]!.lastInputAt()).toBeLessThan(10_000)
   })
 
   it('a run the worker cannot be asked to read is rejected and kept nowhere: an abort later posts nothing', async () => {
