@@ -1,6 +1,6 @@
 /**
- * Code highlighting with Shiki's fine-grained core, its JavaScript engine and precompiled
- * grammars: no WASM, so a strict Content-Security-Policy needs no 'wasm-unsafe-eval'. It runs in
+ * Code highlighting with Shiki's fine-grained core, its JavaScript engine and (mostly)
+ * precompiled grammars: no WASM, so a strict Content-Security-Policy needs no 'wasm-unsafe-eval'. It runs in
  * the highlight worker (highlight.worker.ts, started with the first finished code block seen, in
  * a reply's text or a tool's input or output), or on the page where no worker can start (see
  * highlight-client.ts); each grammar is a chunk of its own (see languages.ts).
@@ -8,7 +8,7 @@
  * The result is tokens, not HTML: the code block renders them as React elements.
  */
 import { createHighlighterCore, type GrammarState, type HighlighterCore } from 'shiki/core'
-import { createJavaScriptRawEngine } from 'shiki/engine/javascript'
+import { createJavaScriptRegexEngine } from 'shiki/engine/javascript'
 // The high-contrast GitHub themes: every token reads at 4.5:1 or more on the code block's own
 // background (the plain github-light comment and keyword colours fall just short of it).
 import githubDark from 'shiki/themes/github-dark-high-contrast.mjs'
@@ -61,10 +61,11 @@ export function createCodeHighlighter(loaders: Record<LanguageId, () => Promise<
       // every highlighter made in the same JavaScript realm (tests make several).
       themes: [structuredClone(githubLight), structuredClone(githubDark)],
       langs: [],
-      // The grammars come precompiled (their Oniguruma patterns already JavaScript RegExps), so
-      // nothing is translated in the browser: translating them as the tokenizer met them was a
-      // long task on the first block of each language.
-      engine: createJavaScriptRawEngine(),
+      // Most grammars come precompiled (their Oniguruma patterns already JavaScript RegExps), used
+      // as they are: translating them as the tokenizer met them was a long task on the first
+      // block of each language. The few whose ends refer back to their beginnings come as source
+      // (languages.ts), and this engine translates those patterns, the back-references filled in.
+      engine: createJavaScriptRegexEngine(),
     }))
 
   const loadGrammar = (highlighter: HighlighterCore, language: LanguageId): Promise<void> => {

@@ -34,6 +34,16 @@ export type LanguageId = (typeof LANGUAGE_IDS)[number]
 /**
  * Each grammar's loader. A literal `import()` per grammar, so the bundler makes one chunk each
  * and nothing is fetched for a language no reply uses.
+ *
+ * Precompiled (patterns already JavaScript RegExps, nothing to translate) except where that loses
+ * what the grammar says: an `end` that refers back to its `begin` (Python's triple-quoted
+ * strings and docstrings, Markdown's fences, Rust's raw strings) is filled in from the text each
+ * `begin` matched, which a RegExp made ahead of time cannot be; precompiled, such a string never
+ * ends and every line after it is coloured as one. Those three come as Oniguruma source,
+ * translated as the tokenizer meets each pattern (highlighter.ts's engine takes both): tens of
+ * milliseconds on a language's first block, in the highlight worker. C++ has the same flaw in its
+ * raw strings (`R"(…)"`) but stays precompiled: its source grammar takes seconds to translate on
+ * first use, for a form of string agents rarely write.
  */
 export const GRAMMAR_LOADERS: Record<LanguageId, () => Promise<GrammarModule>> = {
   typescript: () => import('@shikijs/langs-precompiled/typescript'),
@@ -42,8 +52,8 @@ export const GRAMMAR_LOADERS: Record<LanguageId, () => Promise<GrammarModule>> =
   jsx: () => import('@shikijs/langs-precompiled/jsx'),
   json: () => import('@shikijs/langs-precompiled/json'),
   shellscript: () => import('@shikijs/langs-precompiled/shellscript'),
-  python: () => import('@shikijs/langs-precompiled/python'),
-  rust: () => import('@shikijs/langs-precompiled/rust'),
+  python: () => import('@shikijs/langs/python'),
+  rust: () => import('@shikijs/langs/rust'),
   go: () => import('@shikijs/langs-precompiled/go'),
   java: () => import('@shikijs/langs-precompiled/java'),
   c: () => import('@shikijs/langs-precompiled/c'),
@@ -54,7 +64,7 @@ export const GRAMMAR_LOADERS: Record<LanguageId, () => Promise<GrammarModule>> =
   toml: () => import('@shikijs/langs-precompiled/toml'),
   sql: () => import('@shikijs/langs-precompiled/sql'),
   diff: () => import('@shikijs/langs-precompiled/diff'),
-  markdown: () => import('@shikijs/langs-precompiled/markdown'),
+  markdown: () => import('@shikijs/langs/markdown'),
 }
 
 /** How each language is named in a code block's header (names of languages, not translated). */

@@ -56,6 +56,27 @@ describe('createCodeHighlighter', () => {
   })
 })
 
+describe('strings whose end refers back to their beginning', () => {
+  /** The light colour of the token `content` on line `line`. */
+  const colourOf = (lines: { content: string; style?: Record<string, string> }[][], line: number, content: string) =>
+    lines[line]!.find((token) => token.content.trim() === content)?.style?.['--shiki-light']
+
+  it.each([
+    // A docstring, then code: the code is coloured as it is on its own, not as the string.
+    ['python', 'def f():\n    """Seconds to wait."""\n    return 1', 2, 'return', 'return 1'],
+    ['python', 'x = r"""raw\n text"""\ndef g(): pass', 2, 'def', 'def g(): pass'],
+    ['rust', 'let s = r#"a "quoted" b"#;\nfn main() {}', 1, 'fn', 'fn main() {}'],
+    ['markdown', '```sh\nls\n```\n# Title', 3, '# Title', '# Title'],
+  ] as const)('%s: %j ends its string, and the line after is coloured as on its own', async (language, code, line, token, alone) => {
+    const highlighter = createCodeHighlighter()
+    const lines = await highlighter.highlight(code, language)
+    expect(lines.map((l) => l.map((t) => t.content).join('')).join('\n')).toBe(code)
+    const expected = colourOf(await highlighter.highlight(alone, language), 0, token)
+    expect(expected).toBeDefined()
+    expect(colourOf(lines, line, token)).toBe(expected)
+  })
+})
+
 describe('tokenizing in steps', () => {
   it('colours long code exactly as one pass would, across a comment and a string that span steps', async () => {
     const { spies } = spiedLoaders()
