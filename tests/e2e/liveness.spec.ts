@@ -25,6 +25,9 @@ test('silent:60: "Connection lost" within 50 s, still writing with Stop, then th
   const reply = agentReplies(page).last()
   // The first words of the answer; the daemon goes quiet right after them.
   await expect(replyBody(reply)).not.toBeEmpty({ timeout: 15_000 })
+  // As Markdown, not the plain text shown while the renderer's chunk loads (a cold dev server
+  // serves it in seconds): the words held through the silence are then the same words.
+  await expect(replyBody(reply).locator('.md-reply:not(.md-reply--plain)')).toBeVisible({ timeout: 15_000 })
   const quietFrom = Date.now()
   const before = (await replyBody(reply).textContent()) ?? ''
 
