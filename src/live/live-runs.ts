@@ -19,7 +19,7 @@ import { createListeners } from '../storage/listeners'
 import { isActive } from '../wire/status'
 import type { LinkState } from '../wire/events'
 import { usageSchema, type Message, type MessageStatus, type Part, type StreamFrame, type Usage, type WireError } from '../wire/types'
-import { browserInput, frameOrTimeout, pacedFrames, smoothedRate, streamFlushGapFor, yieldingToInput, type FlushScheduler } from './pacing'
+import { browserInput, frameOrTimeout, pacedFrames, smoothedRate, streamedChars, streamFlushGapFor, yieldingToInput, type FlushScheduler } from './pacing'
 import { answerText, createPartsBuilder, cutToMarks, historyParts, partMarkSchema, type LivePart, type PartMark, type PartsBuilder, type StepFrame } from './parts'
 
 /** Tier 1 (the daemon's in-run retry) waiting before its next attempt, as the stream told it. */
@@ -394,8 +394,7 @@ export function createLiveRunStore({ store, clock = Date, schedule: givenSchedul
       const entry = entries.get(runId)
       if (!entry) return
       const now = clock.now()
-      if (frame.type === 'delta' || frame.type === 'reasoning') streamed += frame.text.length
-      else if (frame.type === 'tool_input') streamed += frame.delta.length
+      streamed += streamedChars(frame)
       // A frame is the daemon talking, whoever read it (a stream picked up on the page after the worker broke).
       if (entry.state.connection !== undefined) setConnection(entry, 'open')
       apply(entry, frame, now)

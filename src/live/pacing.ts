@@ -93,14 +93,10 @@ export function streamFlushGapFor(rate: () => number, input: InputClock): () => 
   return () => (input.now() - input.lastInputAt() < TYPING_WINDOW_MS ? STREAM_FLUSH_GAP_MS : streamFlushGap(rate()))
 }
 
-/** Characters of text, reasoning and tool input in `frames`: what a stream's rate counts (as the live-run store does). */
-function pieceChars(frames: readonly StreamFrame[]): number {
-  let chars = 0
-  for (const frame of frames) {
-    if (frame.type === 'delta' || frame.type === 'reasoning') chars += frame.text.length
-    else if (frame.type === 'tool_input') chars += frame.delta.length
-  }
-  return chars
+/** Characters of text, reasoning or tool input a frame brings: what a stream's rate counts, on the page and in the worker. */
+export function streamedChars(frame: StreamFrame): number {
+  if (frame.type === 'delta' || frame.type === 'reasoning') return frame.text.length
+  return frame.type === 'tool_input' ? frame.delta.length : 0
 }
 
 /**
@@ -115,7 +111,7 @@ export function batchPace(input: InputClock): { gap: () => number; posted: (fram
     gap: streamFlushGapFor(() => rate, input),
     posted(frames) {
       const at = input.now()
-      if (postedAt !== undefined) rate = smoothedRate(rate, pieceChars(frames), at - postedAt)
+      if (postedAt !== undefined) rate = smoothedRate(rate, frames.reduce((chars, frame) => chars + streamedChars(frame), 0), at - postedAt)
       postedAt = at
     },
   }

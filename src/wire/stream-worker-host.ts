@@ -16,7 +16,7 @@ import type { StreamFrame } from './types'
 /** Shortest gap between two batches of pieces when no pace is given: the page's own shortest gap between commits. */
 const BATCH_GAP_MS = 50
 
-/** When the page last heard a key or a click, on this side's clock (the page tells; see ToWorker's `input`). */
+/** When a key or a click was last heard, by the clock it is read on: the page's own (browserInput), or here what the page told (ToWorker's `input`). */
 export type HostInput = { lastInputAt(): number; now(): number }
 
 /** One run's gap between batches, read as its batches go out (live/pacing.ts's batchPace). */

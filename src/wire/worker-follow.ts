@@ -11,6 +11,7 @@
 import { abortedBy, followRun, type FollowRunOptions, type TerminalFrame } from './events'
 import type { DaemonClock } from './clock'
 import { fromFailure, type FromWorker, type ToWorker } from './stream-protocol'
+import type { HostInput } from './stream-worker-host'
 import type { StreamTrees } from '../markdown/stream-trees'
 import { createWorkerSlot, type WorkerLike } from '../workers/worker-slot'
 
@@ -45,7 +46,7 @@ export type WorkerFollowOptions = {
    * as the page commits, and the page commits more often while the operator types. Told to the
    * worker when a batch arrives after a new input, so a page nobody types on sends nothing.
    */
-  input?: { lastInputAt(): number; now(): number }
+  input?: HostInput
 }
 
 type Pending = {
