@@ -12,7 +12,7 @@ import { HISTORY_MARKER, ORIGIN_MARKER } from './content'
 import type { FakeDaemon, RequestLog } from './fake-daemon'
 import type { HistorySource } from './history-source'
 import { countRows, scrollJump, scrollWatchInstall, scrollWhere } from './page-probe'
-import { NO_REPLY, type Subject } from './scenarios'
+import { NO_REPLY, startTrace, stopTrace, type Subject } from './scenarios'
 import { intervals, percentile } from './stats'
 
 export type GrowthSettings = {
@@ -28,6 +28,8 @@ export type GrowthSettings = {
   find: boolean
   /** Scroll to the first message and back too (Rebound, and the floor as the least a page holds after it); the peer only opens. */
   scroll: boolean
+  /** A Chrome trace of the open (navigation to the last message painted and a second of quiet) into this file. */
+  tracePath?: string
 }
 
 /** The find field and its shortcut (src/chat/transcript/find-bar.tsx, src/chat/shortcuts.ts). */
@@ -139,7 +141,8 @@ const pointsOf = (base: number | undefined, from: number | undefined, to: number
 type Opened = { ok: true; paintedAt: number; paintedWall: number; peakHeapMB: number | undefined } | { ok: false; why: string; peakHeapMB: number | undefined }
 
 /** Navigates and waits for the last message painted, sampling the heap all the while. */
-async function open(p: BenchPage, daemon: FakeDaemon, subject: Subject, timeoutMs: number): Promise<Opened> {
+async function open(browser: Browser, p: BenchPage, daemon: FakeDaemon, subject: Subject, timeoutMs: number, tracePath?: string): Promise<Opened> {
+  if (tracePath) await startTrace(browser, p.page, tracePath)
   const heap = p.sampleHeap(200)
   const peak = async () => {
     const samples = await heap.stop()
@@ -153,6 +156,8 @@ async function open(p: BenchPage, daemon: FakeDaemon, subject: Subject, timeoutM
     return { ok: true, paintedAt: sighting.paintedAt, paintedWall: sighting.paintedWall, peakHeapMB: await peak() }
   } catch (error) {
     return { ok: false, why: p.crashed ? 'the page crashed' : error instanceof Error ? error.message : String(error), peakHeapMB: await peak() }
+  } finally {
+    if (tracePath) await stopTrace(browser)
   }
 }
 
@@ -163,7 +168,7 @@ export async function growthRun(browser: Browser, daemon: FakeDaemon, subject: S
   const result: GrowthResult = {}
   const a = await openPage(browser, [HISTORY_MARKER, ORIGIN_MARKER])
   try {
-    const opened = await open(a, daemon, subject, settings.loadTimeoutMs)
+    const opened = await open(browser, a, daemon, subject, settings.loadTimeoutMs, settings.tracePath)
     result.peakHeapMB = opened.peakHeapMB
     if (!opened.ok) {
       // Never opened: so never found or scrolled either; the second page is not tried.
@@ -188,7 +193,7 @@ export async function growthRun(browser: Browser, daemon: FakeDaemon, subject: S
   daemon.reset({ history, events: NO_REPLY, rate: 1000, firstTokenMs: 0 })
   const b = await openPage(browser, [HISTORY_MARKER])
   try {
-    const opened = await open(b, daemon, subject, settings.loadTimeoutMs)
+    const opened = await open(browser, b, daemon, subject, settings.loadTimeoutMs)
     if (!opened.ok) {
       Object.assign(result, { firstNever: true, scrollWhy: `the second open failed: ${opened.why}` })
       return result

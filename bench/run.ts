@@ -896,8 +896,9 @@ async function main() {
       source.prepareSearch()
       log(`${key}: ${source.label}, ${source.length.toLocaleString('en-US')} messages on the wire, search index made in ${((Date.now() - indexed) / 1000).toFixed(1)} s`)
       const large = size.sessions[key] > 10_000
-      scenarios[key] = await scenario(key, (s) =>
+      scenarios[key] = await scenario(key, (s, t) =>
         growthRun(b(), d(), s, source, {
+          ...t,
           loadTimeoutMs: opts.quick ? 60_000 : s.key === 'rebound' ? (large ? 180_000 : 120_000) : 240_000,
           scrollSteps: size.growthScrollSteps,
           scrollCapMs: size.growthScrollCapMs,

@@ -54,13 +54,13 @@ export type StreamSettings = {
 const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'blink', 'blink.user_timing', 'loading', 'disabled-by-default-v8.cpu_profiler']
 
 /** Starts a Chrome trace of `page` into `path` (its folder made if need be). */
-async function startTrace(browser: Browser, page: Page, path: string): Promise<void> {
+export async function startTrace(browser: Browser, page: Page, path: string): Promise<void> {
   mkdirSync(dirname(path), { recursive: true })
   await browser.startTracing(page, { path, screenshots: false, categories: TRACE_CATEGORIES })
 }
 
 /** Ends the trace and writes it; a trace that cannot be written is given up, never the run. */
-async function stopTrace(browser: Browser): Promise<void> {
+export async function stopTrace(browser: Browser): Promise<void> {
   await withTimeout(browser.stopTracing(), 120_000, 'the trace').catch(() => undefined)
 }
 
