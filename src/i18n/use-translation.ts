@@ -33,13 +33,36 @@ function entryFor(i18n: I18n): Entry {
     get() {
       if (current === undefined || language !== i18n.language) {
         language = i18n.language
-        current = { t: i18n.getFixedT(language), i18n }
+        current = { t: wordsOnce(i18n.getFixedT(language)), i18n }
       }
       return current
     },
   }
   entries.set(i18n, entry)
   return entry
+}
+
+/**
+ * `t` with its words kept: a key asked for with no options (a label, a status, a button) reads
+ * the same until the language changes, and a new snapshot (a new `t`) comes with that change.
+ * i18next resolves a key afresh on every call (its namespaces, fallbacks, nesting and
+ * interpolation), which for the labels of every row a stream renders was most of its cost.
+ * Calls with options (counts, values) go to i18next as they are.
+ */
+function wordsOnce(t: TFunction): TFunction {
+  const call = t as unknown as (...args: unknown[]) => unknown
+  const words = new Map<string, unknown>()
+  const kept = (...args: unknown[]): unknown => {
+    const [key] = args
+    if (args.length !== 1 || typeof key !== 'string') return call(...args)
+    let text = words.get(key)
+    if (text === undefined) {
+      text = call(key)
+      words.set(key, text)
+    }
+    return text
+  }
+  return Object.assign(kept, t) as unknown as TFunction
 }
 
 export function useTranslation(): Translation {
