@@ -115,7 +115,7 @@ describe('a session held in pages', () => {
     expect(screen.queryByText(/Originquokka/)).toBeNull()
     const find = screen.getByRole('searchbox', { name: 'Find in session' })
     await user().type(find, 'originquokka')
-    await advanceUntil(() => screen.queryByText('0 of 1') !== null, 'the daemon’s hit')
+    await advanceUntil(() => screen.queryByText('1 match') !== null, 'the daemon’s hit')
     await user().type(find, '{Enter}')
     await advanceUntil(() => screen.queryByText(/Originquokka/) !== null, 'the hit shown')
     expect(reads.at(-1)).toBe('limit=100&before=51')

@@ -529,8 +529,19 @@ test('find in session shows a hit in a tool step: a reply taller than the view i
   const find = page.getByRole('searchbox')
   await expect(find).toBeFocused()
   await find.fill('search_docs')
+  // Found, not gone to yet: how many there are.
+  const status = page.getByRole('search').getByRole('status')
+  await expect(status).toHaveText(word('en', 'find.found', { count: 1 }))
   await find.press('Enter')
-  await expect(page.getByRole('search').getByRole('status')).toHaveText(word('en', 'find.count', { current: 1, total: 1 }))
+  await expect(status).toHaveText(word('en', 'find.count', { current: 1, total: 1 }))
+  // The words matched are marked where they are, in the matched row (the tool's name), and only there.
+  const marks = () =>
+    page.evaluate(() => {
+      const highlight = CSS.highlights.get('rebound-find')
+      return [...(highlight ?? [])].map((range) => ({ text: range.toString(), inRow: range.startContainer.parentElement?.closest('.transcript__row--match') !== null, inName: range.startContainer.parentElement?.closest('.step__name') !== null }))
+    })
+  await expect.poll(marks).toContainEqual({ text: 'search_docs', inRow: true, inName: true })
+  expect((await marks()).every((mark) => mark.text.toLowerCase() === 'search_docs' && mark.inRow)).toBe(true)
   // The step that holds the hit is in the log's view, not above it.
   const inView = async () => {
     const box = (await first.boundingBox())!
@@ -538,6 +549,10 @@ test('find in session shows a hit in a tool step: a reply taller than the view i
     return box.y >= now.y && box.y + box.height <= now.y + now.height
   }
   await expect.poll(inView).toBe(true)
+  // Escape clears the find, its outline and its marks.
+  await find.press('Escape')
+  await expect.poll(marks).toEqual([])
+  await expect(page.locator('.transcript__row--match')).toHaveCount(0)
 })
 
 test('tool_fail: the tool shows Failed with its worded error, open; the agent answers anyway and the reply completes', async ({ page }) => {

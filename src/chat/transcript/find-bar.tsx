@@ -14,9 +14,9 @@ export type FindBarProps<Item> = {
   /** The seq of the message a row shows, when it has one: matches go in that order. */
   itemSeq?: (item: Item) => number | undefined
   /** Brings the row at `index` into view and marks it. */
-  onReveal: (index: number) => void
+  onReveal: (index: number, needle: string) => void
   /** Brings the message at `seq` into view once it is read (a daemon hit not held). */
-  onRevealSeq?: (seq: number) => void
+  onRevealSeq?: (seq: number, needle: string) => void
   onClear: () => void
   remote?: RemoteFind
 }
@@ -92,8 +92,8 @@ export const FindBar = memo(function FindBar<Item>({ items, itemText, itemSeq, o
   const goTo = (next: number) => {
     const match = matches[next] as Match
     setCurrent({ seq: match.seq, index: match.index ?? -1 })
-    if (match.index !== undefined) onReveal(match.index)
-    else onRevealSeq?.(match.seq)
+    if (match.index !== undefined) onReveal(match.index, needle)
+    else onRevealSeq?.(match.seq, needle)
   }
   const go = (step: 1 | -1) => {
     if (matches.length === 0) {
@@ -151,9 +151,14 @@ export const FindBar = memo(function FindBar<Item>({ items, itemText, itemSeq, o
             ? searching
               ? t('find.searching')
               : t('find.none')
-            : more
-              ? t('find.countMore', { current: shown, total: matches.length })
-              : t('find.count', { current: shown, total: matches.length })}
+            : shown === 0
+              ? // Found, not gone to yet (Enter goes to the first): how many, not "0 of N".
+                more
+                ? t('find.foundMore', { count: matches.length })
+                : t('find.found', { count: matches.length })
+              : more
+                ? t('find.countMore', { current: shown, total: matches.length })
+                : t('find.count', { current: shown, total: matches.length })}
         </span>
       ) : null}
       {needle && matches.length > 0 ? (

@@ -2,6 +2,7 @@ import { defaultRangeExtractor, observeElementRect, useVirtualizer, type Range, 
 import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import { useTranslation } from '../../i18n/use-translation'
 import { FindBar, type RemoteFind } from './find-bar'
+import { useMatchMarks } from './match-marks'
 import { gapHeights, MIN_GAP_PX, type LaidItem } from './gap-heights'
 
 export type TranscriptProps<Item> = {
@@ -133,7 +134,7 @@ const withoutLayout = new WeakSet<object>()
  * row under the eye stays where it is.
  */
 export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText, loading, active, gapOf, onGapReached, itemSeq, onViewing, remoteFind, reveal: wanted }: TranscriptProps<Item>) {
-  const { t } = useTranslation()
+  const { t, i18n } = useTranslation()
   const scrollRef = useRef<HTMLDivElement>(null)
   // A session held in pages changes as pages land while the operator scrolls: the rows a page
   // brings into the window are rendered in the background, a row at a time between frames, not
@@ -143,6 +144,9 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
   const items = gapOf && latest.some((item) => gapOf(item) !== undefined) ? deferred : latest
   // The match and the focused row by key: rows come and go above them as pages are read.
   const [match, setMatch] = useState<string>()
+  // What find looked for, marked where it occurs in the matched row.
+  const [needle, setNeedle] = useState<string>()
+  useMatchMarks(scrollRef, match === undefined ? undefined : needle, i18n.language)
   // The row holding the focus stays mounted when it scrolls out of the window, so keyboard and
   // screen-reader focus is never dropped onto the page.
   const [focusedKey, setFocusedKey] = useState<string>()
@@ -357,12 +361,16 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
   if (atEnd && seenLast !== lastKey) setSeenLast(lastKey)
   const newBelow = !atEnd && (lastKey !== seenLast || active)
 
-  const clearMatch = useCallback(() => setMatch(undefined), [])
+  const clearMatch = useCallback(() => {
+    setMatch(undefined)
+    setNeedle(undefined)
+  }, [])
   const reveal = useCallback(
-    (index: number) => {
+    (index: number, needle?: string) => {
       const item = items[index]
       if (item === undefined) return
       setMatch(itemKey(item))
+      if (needle !== undefined) setNeedle(needle)
       // Centred when it fits; a row taller than the view (a long reply, its steps on top) shows
       // from its top, where its name, its steps and its first lines are, not its middle.
       const size = virtualizer.measurementsCache[index]?.size
@@ -385,8 +393,9 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
   // A find hit in a page not held: its page is read, then the view goes to its row.
   const [target, setTarget] = useState<number>()
   const revealSeq = useCallback(
-    (seq: number) => {
+    (seq: number, needle: string) => {
       setTarget(seq)
+      setNeedle(needle)
       void remoteFind?.reveal(seq).then((ok) => {
         if (!ok) setTarget((now) => (now === seq ? undefined : now))
       })
