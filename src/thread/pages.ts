@@ -277,8 +277,10 @@ export function holds(history: PagedHistory, seq: number): boolean {
  *   regenerate may have flagged earlier messages superseded (without a new seq), so the newest
  *   page held is read again with what follows it.
  * - `regenerated`: from the anchor on, every message may now be superseded.
+ * - `settled`: a reply the stream completed in place, read again from it on for what only history
+ *   has: its tools' times on the daemon's clock (the stream timed them as their events arrived).
  */
-export type Refresh = { kind: 'ended' } | { kind: 'unsure' } | { kind: 'regenerated'; anchorId: string }
+export type Refresh = { kind: 'ended' } | { kind: 'unsure' } | { kind: 'regenerated'; anchorId: string } | { kind: 'settled'; messageId: string }
 
 /**
  * The seq after which a refresh reads (`?after=`), undefined when nothing with a seq is held (the
@@ -297,6 +299,10 @@ export function refreshFrom(history: PagedHistory, refresh: Refresh): number | u
       return going ? (going.seq as number) - 1 : lastSeq
     case 'unsure':
       return Math.min(newestPage, going ? (going.seq as number) - 1 : lastSeq)
+    case 'settled': {
+      const reply = withSeq.findLast((m) => m.id === refresh.messageId)
+      return Math.min(reply ? (reply.seq as number) - 1 : lastSeq, going ? (going.seq as number) - 1 : lastSeq)
+    }
     case 'regenerated': {
       const anchor = history.messages.find((m) => m.id === refresh.anchorId)
       const from = anchor?.seq ?? newestPage

@@ -66,6 +66,8 @@ describe('streaming a reply', () => {
     await advance(10)
     const reads = () => historyReads(sid)
     const readsBefore = reads().length
+    // A reply without steps: the stream told all there is (one with tools, next test).
+    daemon.plan(['plain'])
     await user().type(screen.getByRole('textbox', { name: 'Message' }), 'no read at all{Enter}')
     await advance(12)
     // Shown from the receipt: the message as sent, its reply streaming, no read yet.
@@ -81,6 +83,22 @@ describe('streaming a reply', () => {
     const stored = daemon.state().messages.find((m) => m.role === 'agent')!
     expect(lastAgentReply().querySelector('.message__body')?.textContent).toBe(renderedReplyText(stored.content))
     expect(screen.getByRole('button', { name: 'Regenerate' })).toBeEnabled()
+  })
+
+  it('reads its reply once when a run with tools completes: shown complete from the stream, then the daemon’s times of its tools', async () => {
+    const sid = createSession(daemon)
+    renderChat(sid)
+    await advance(10)
+    const reads = () => historyReads(sid)
+    const readsBefore = reads().length
+    await user().type(screen.getByRole('textbox', { name: 'Message' }), 'with a tool{Enter}')
+    await advance(2000)
+    expect(lastAgentReply()).toHaveAttribute('data-status', 'complete')
+    expect(reads()).toHaveLength(readsBefore + 1)
+    const stored = daemon.state().messages.find((m) => m.role === 'agent')!
+    const tool = stored.parts?.find((part) => part.type === 'tool')
+    expect(tool?.type === 'tool' && tool.ended_at !== undefined).toBe(true)
+    expect(lastAgentReply().querySelector('.message__body')?.textContent).toContain(renderedReplyText(stored.content))
   })
 
   it('reads history once when a send\'s run fails: its error and retry classification are history\'s', async () => {

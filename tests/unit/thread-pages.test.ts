@@ -31,7 +31,7 @@ import { createThread, type Thread } from '../../src/thread/thread'
 import { withGaps } from '../../src/thread/transcript-model'
 import { createTabHub } from '../../src/storage/tab-channel'
 import { createDaemonClient } from '../../src/wire/http'
-import type { Message, RegenerateReceipt } from '../../src/wire/types'
+import type { Message, Part, RegenerateReceipt } from '../../src/wire/types'
 import { pageOf } from './history-pages'
 import { memoryBackend } from './memory-backend'
 
@@ -308,6 +308,43 @@ describe('the thread over pages', () => {
     expect(h.requests().at(-1)).toEqual({ after: 299, limit: 1000 })
     expect(h.thread.getState().messages.at(-1)).toMatchObject({ id: 'r300', status: 'failed' })
     expect(h.thread.getState().rows.filter((row) => row.kind !== 'gap')).toHaveLength(PAGE_SIZE)
+  })
+
+  it('shows a run the stream completed at once, then reads its reply again for its tools’ times on the daemon’s clock', async () => {
+    const tool = (started: number, ended?: number): Part => ({
+      type: 'tool',
+      tool_call_id: 'tc1',
+      name: 'run_command',
+      effect: 'read',
+      input: '{}',
+      status: ended === undefined ? 'running' : 'done',
+      output: 'ok',
+      started_at: started,
+      ...(ended === undefined ? {} : { ended_at: ended }),
+    })
+    const history = { current: [...conversation(150).slice(0, 299), reply(300, 299, { status: 'streaming', content: '', parts: [tool(1_000)] })] }
+    const h = harness(history)
+    await h.ready()
+    const reads = h.requests().length
+    // The daemon's record: the tool ran 10.3 s. The stream saw its events 9.5 s apart.
+    history.current = [...history.current.slice(0, 299), reply(300, 299, { parts: [tool(1_000, 11_300), { type: 'text', text: 'answer 300' }] })]
+    const settled = { runId: 'run_300', messageId: 'r300', content: 'answer 300', parts: [tool(1_200, 10_700), { type: 'text' as const, text: 'answer 300' }] }
+    await refreshSession(h.queryClient, SID, settled)
+    // Complete at once, from the stream.
+    expect(h.thread.getState().messages.at(-1)).toMatchObject({ id: 'r300', status: 'complete' })
+    // Then the daemon's times, read from the reply on.
+    await vi.waitFor(() => expect(h.thread.getState().messages.at(-1)?.parts?.[0]).toMatchObject({ started_at: 1_000, ended_at: 11_300 }))
+    expect(h.requests().slice(reads)).toEqual([{ after: 299, limit: 1000 }])
+
+    // A reply without tools: what the stream said is all history has; nothing is read.
+    history.current = [...history.current, operator(301), reply(302, 301, { status: 'streaming', content: '' })]
+    await refreshSession(h.queryClient, SID, undefined, { kind: 'ended' })
+    const before = h.requests().length
+    history.current = [...history.current.slice(0, 301), reply(302, 301)]
+    await refreshSession(h.queryClient, SID, { runId: 'run_302', messageId: 'r302', content: 'answer 302', parts: [] })
+    expect(h.thread.getState().messages.at(-1)).toMatchObject({ id: 'r302', status: 'complete', content: 'answer 302' })
+    await Promise.resolve()
+    expect(h.requests()).toHaveLength(before)
   })
 
   it("catches up when another tab says the session changed: the newest page held again and what is new", async () => {
