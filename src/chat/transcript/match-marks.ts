@@ -8,7 +8,7 @@
  */
 import { useEffect, type RefObject } from 'react'
 
-export const MATCH_HIGHLIGHT = 'rebound-find'
+const MATCH_HIGHLIGHT = 'rebound-find'
 
 /** The row find went to, inside the log (transcript.tsx gives it this class). */
 const MATCH_ROW = '.transcript__row--match'
