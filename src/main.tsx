@@ -9,8 +9,6 @@ import { AppErrorBoundary } from './app/error-boundary'
 import { AttentionProvider } from './app/attention'
 import { createQueryClient, Providers } from './app/providers'
 import { createChatRuntime } from './thread/runtime'
-import { prefetchHistory } from './thread/history'
-import { sessionIdFromPath } from './app/use-session-route'
 import { createAppI18n } from './i18n/setup'
 import { createDaemonClient } from './wire/http'
 import { followRun } from './wire/events'
@@ -44,9 +42,6 @@ async function boot() {
           return createWorkerFollow({ spawn: spawnStreamWorker, baseUrl, daemonClock: client.daemonClock, onTrees: offerTrees, input: browserInput() })
         })
   const runtime = createChatRuntime(client, undefined, follow ? { follow } : {})
-  const queryClient = createQueryClient()
-  const opening = sessionIdFromPath(window.location.pathname)
-  if (opening) prefetchHistory(queryClient, runtime, opening)
   // The worker's script loads on its own thread: start it once the page has settled, so the first
   // reply's stream does not wait for it. Built pages only: under the dev server the worker is a
   // graph of modules fetched one by one, which at idle competed with the page's own lazy chunks
@@ -55,7 +50,7 @@ async function boot() {
   createRoot(root).render(
     <StrictMode>
       <AppErrorBoundary i18n={i18n}>
-        <Providers i18n={i18n} queryClient={queryClient} runtime={runtime}>
+        <Providers i18n={i18n} queryClient={createQueryClient()} runtime={runtime}>
           <AttentionProvider>
             <App />
           </AttentionProvider>

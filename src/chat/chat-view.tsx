@@ -11,7 +11,6 @@ import { ReplyRow } from './reply/reply-row'
 import { SessionAnnouncer } from './announce/session-announcer'
 import { ApprovalAnnouncer } from './announce/approval-announcer'
 import { LazyToolApproval, prefetchReplyParts } from './reply/steps/lazy-reply-parts'
-import { prefetchReplyMarkdown } from '../markdown/lazy-reply-markdown'
 import type { ToolApproval as ApprovalSlot } from './reply/steps/tool-step'
 import { focusApproval } from './approval-focus'
 import { APPROVAL_FOCUS_EVENT, wantedApprovalFocus, type ApprovalTarget } from '../attention/approval-focus'
@@ -36,12 +35,8 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
   const composerRef = useRef<HTMLTextAreaElement>(null)
   const remoteFind = useMemo(() => ({ search: thread.search, held: thread.holds, reveal: thread.reveal }), [thread])
 
-  // A session open is the moment to fetch how replies and steps render: its history's first rows
-  // wait for the Markdown renderer, and its first reply's steps should never wait for theirs.
-  useEffect(() => {
-    prefetchReplyMarkdown()
-    prefetchReplyParts()
-  }, [])
+  // A session open is the moment to fetch how steps render, so its first reply's steps never wait for it.
+  useEffect(prefetchReplyParts, [])
 
   // The session's shortcuts act on the reply at the end of the conversation, or go to the approval waiting.
   useShortcuts((id) => {

@@ -9,18 +9,7 @@ import type { ReplyMarkdownProps } from './reply-markdown'
 
 export type { ReplyMarkdownProps } from './reply-markdown'
 
-const loadRenderer = () => import('./reply-markdown')
-const ReplyMarkdown = lazy(() => loadRenderer().then((module) => ({ default: module.ReplyMarkdown })))
-
-/**
- * Starts fetching the renderer now. A session's history is rendered in the background (see the
- * transcript), where a row that waits for this chunk holds the whole first screen back rather
- * than showing its plain text: so the chunk is fetched as the session opens, beside its first
- * page, not once the rows have rendered. A failed fetch is tried again by the first reply shown.
- */
-export function prefetchReplyMarkdown(): void {
-  void loadRenderer().catch(() => undefined)
-}
+const ReplyMarkdown = lazy(() => import('./reply-markdown').then((module) => ({ default: module.ReplyMarkdown })))
 
 // Inline: markdown.css comes with the renderer's chunk, which is exactly what is not here yet.
 const PLAIN: CSSProperties = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }

@@ -94,16 +94,6 @@ export function historyPager(queryClient: QueryClient, client: PageClient, sessi
   pagerOf(queryClient, sessionId, client)
 }
 
-/**
- * Starts reading the newest page of the session the page opens on, as the page boots: the read
- * is then in flight while the app renders its first screen and lays it out, not after. The view's
- * thread finds the read under way (or its answer, fresh) and makes no second one.
- */
-export function prefetchHistory(queryClient: QueryClient, runtime: ChatRuntime, sessionId: string): void {
-  historyPager(queryClient, runtime.client, sessionId)
-  void queryClient.prefetchQuery(messagesQuery(runtime, sessionId))
-}
-
 const heldHistory = (queryClient: QueryClient, sessionId: string) => queryClient.getQueryData<PagedHistory>(chatKeys.messages(sessionId))
 
 function write(queryClient: QueryClient, sessionId: string, next: PagedHistory): void {

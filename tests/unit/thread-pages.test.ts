@@ -7,7 +7,7 @@
  */
 import { QueryClient } from '@tanstack/query-core'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { prefetchHistory, refreshSession } from '../../src/thread/history'
+import { refreshSession } from '../../src/thread/history'
 import {
   aroundRequest,
   coverOf,
@@ -238,7 +238,7 @@ afterEach(() => {
   for (const d of disconnects.splice(0)) d()
 })
 
-function harness(history: { current: Message[] }, options: { prefetch?: boolean } = {}) {
+function harness(history: { current: Message[] }) {
   const client = createDaemonClient({ baseUrl: 'http://daemon.test' })
   const listMessagesPage = vi.fn(async (_sid: string, page: PageRequest) => pageOf(history.current, page))
   const listMessages = vi.fn(async () => history.current)
@@ -253,7 +253,6 @@ function harness(history: { current: Message[] }, options: { prefetch?: boolean 
   // The app's query defaults (src/app/providers.tsx): a read two seconds old is fresh.
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, staleTime: 2_000 } } })
   disconnects.push(runtime.connectHistory((sid, settled) => refreshSession(queryClient, sid, settled)))
-  if (options.prefetch) prefetchHistory(queryClient, runtime, SID)
   const thread: Thread = createThread(runtime, queryClient, SID)
   disconnects.push(thread.connect())
   const requests = () => listMessagesPage.mock.calls.map(([, page]) => page)
@@ -274,14 +273,6 @@ describe('the thread over pages', () => {
     expect(state.rows[0]?.kind).toBe('gap')
     expect(state.rows).toHaveLength(PAGE_SIZE + 1)
     expect(seqs(state.messages)).toEqual(range(901, 1000))
-  })
-
-  it('opens on a read started as the page booted, before the view connected: one read in all', async () => {
-    const h = harness({ current: conversation(500) }, { prefetch: true })
-    expect(h.listMessagesPage).toHaveBeenCalledTimes(1)
-    await h.ready()
-    expect(h.requests()).toEqual([{ limit: PAGE_SIZE }])
-    expect(seqs(h.thread.getState().messages)).toEqual(range(901, 1000))
   })
 
   it('loads earlier pages, the one before the first held each time, until the session start', async () => {
