@@ -460,8 +460,8 @@ onHttpDaemon('two tabs on one session show the same steps live: the second tab s
   const replyA = agentReplies(a)
   const toolA = toolStep(replyA, 'run_command')
   await expect(toolA).toHaveAttribute('data-status', 'running', { timeout: 30_000 })
-  // A few seconds in, so a tab that timed the tool from when it opened would show it.
-  await expect.poll(async () => elapsedSeconds(await toolA.locator('.step__duration').innerText()), { timeout: 10_000 }).toBeGreaterThanOrEqual(3)
+  // A few seconds in, so a tab that timed the tool from when it opened would be 4 s or more behind.
+  await expect.poll(async () => elapsedSeconds(await toolA.locator('.step__duration').innerText()), { timeout: 10_000 }).toBeGreaterThanOrEqual(4)
 
   // The second tab did not send; it opens the session while the tool runs.
   const b = await context.newPage()
@@ -471,9 +471,12 @@ onHttpDaemon('two tabs on one session show the same steps live: the second tab s
   await expect(toolB).toHaveAttribute('data-status', 'running', { timeout: 20_000 })
   await expect(replyB).toHaveAttribute('data-status', 'streaming')
   // The same steps so far, and the tool's time on the same clock in both: how long it has run,
-  // not how long this tab has watched it (read in both tabs at once; a tick apart at most).
+  // not how long this tab has watched it. Read in both tabs at once, they differ by a tick, and by
+  // how late the tool's first event reached tab A: tab A times it from that event, tab B from the
+  // daemon's started_at (history). Under load that lateness was over a second; a tab timing from
+  // when it opened would be 4 s or more behind.
   const elapsed = await Promise.all([toolA, toolB].map(async (tool) => elapsedSeconds(await tool.locator('.step__duration').innerText())))
-  expect(Math.abs(elapsed[0]! - elapsed[1]!), `elapsed in tab A, tab B: ${elapsed.join(' s, ')} s`).toBeLessThanOrEqual(1)
+  expect(Math.abs(elapsed[0]! - elapsed[1]!), `elapsed in tab A, tab B: ${elapsed.join(' s, ')} s`).toBeLessThanOrEqual(2)
   const untimed = (steps: ShownStep[]) => steps.map((step) => (step.kind === 'tool' ? { ...step, time: '' } : step))
   expect(untimed(await shownSteps(replyB))).toEqual(untimed(await shownSteps(replyA)))
 
