@@ -174,15 +174,14 @@ function merge(queryClient: QueryClient, sessionId: string, read: Parameters<typ
  */
 export async function refreshSession(queryClient: QueryClient, sessionId: string, settled?: SettledRun, refresh: Refresh = { kind: 'unsure' }): Promise<void> {
   void queryClient.invalidateQueries({ queryKey: chatKeys.sessions })
+  const pager = pagerOf(queryClient, sessionId)
   if (settled && settleRun(queryClient, sessionId, settled)) {
     // Shown complete at once. Its tools' times are the stream's, taken as their events arrived:
     // the reply is read again, in the background, for the daemon's own (what a reload shows).
-    const pager = pagerOf(queryClient, sessionId)
     if (pager && settled.parts.some((part) => part.type === 'tool')) void refreshEnd(queryClient, sessionId, pager, { kind: 'settled', messageId: settled.messageId })
     return
   }
   const key = chatKeys.messages(sessionId)
-  const pager = pagerOf(queryClient, sessionId)
   if (!pager || !heldHistory(queryClient, sessionId)) {
     // A first read still on its way left before this change: invalidating would hand back that
     // very read (TanStack Query reuses a fetch in flight while a query has no data yet), and the

@@ -250,8 +250,7 @@ function harness(history: { current: Message[] }) {
   const hub = createTabHub({ sync: true })
   const runtime = createChatRuntime({ ...client, listMessagesPage, listMessages, searchMessages, regenerate }, memoryBackend(), { tabs: hub.channel() })
   runtime.follower = { ...runtime.follower, watch: vi.fn(), release: vi.fn() }
-  // The app's query defaults (src/app/providers.tsx): a read two seconds old is fresh.
-  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, staleTime: 2_000 } } })
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } })
   disconnects.push(runtime.connectHistory((sid, settled) => refreshSession(queryClient, sid, settled)))
   const thread: Thread = createThread(runtime, queryClient, SID)
   disconnects.push(thread.connect())

@@ -24,7 +24,7 @@ const supported = () => typeof CSS !== 'undefined' && 'highlights' in CSS && typ
 export function matchRanges(root: Node, needle: string, locale: string): Range[] {
   if (!needle) return []
   const ranges: Range[] = []
-  const walker = root.ownerDocument?.createTreeWalker(root, NodeFilter.SHOW_TEXT) ?? document.createTreeWalker(root, NodeFilter.SHOW_TEXT)
+  const walker = (root.ownerDocument ?? document).createTreeWalker(root, NodeFilter.SHOW_TEXT)
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const text = node.nodeValue ?? ''
     if (text.length < needle.length) continue
