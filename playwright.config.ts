@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test'
+import { CHROMIUM, CHROMIUM_ARGS } from './tests/setup/chromium'
 
 const port = Number(process.env.REBOUND_PORT) || 5173
 
@@ -40,8 +41,8 @@ export default defineConfig({
       use: {
         browserName: 'chromium',
         launchOptions: {
-          executablePath: '/usr/bin/chromium',
-          args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+          executablePath: CHROMIUM,
+          args: CHROMIUM_ARGS,
         },
       },
     },

@@ -5,9 +5,8 @@
  */
 import { existsSync } from 'node:fs'
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from '@playwright/test'
+import { CHROMIUM, CHROMIUM_ARGS } from '../tests/setup/chromium'
 import { installProbe, probeClock, probeRearm, probeWindow, type MarkerSighting } from './page-probe'
-
-const CHROMIUM = '/usr/bin/chromium'
 
 /** Launches headless Chromium, or throws an error that says how to get it. */
 export async function launchBrowser(): Promise<Browser> {
@@ -21,11 +20,7 @@ export async function launchBrowser(): Promise<Browser> {
     executablePath: CHROMIUM,
     headless: true,
     args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
+      ...CHROMIUM_ARGS,
       // performance.memory and the heap figures without the 20-minute quantisation.
       '--enable-precise-memory-info',
       // A run must not be throttled because another page or window looks more important.

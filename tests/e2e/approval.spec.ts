@@ -13,6 +13,7 @@ import { chromium, type BrowserContext, type Locator, type Page } from '@playwri
 import type { DaemonServer } from '../../mocks/server'
 import type { ToolPart } from '../../src/wire/types'
 import { agentReplies, daemonState, expect, plan, startWith, test } from './robust-setup'
+import { CHROMIUM, CHROMIUM_ARGS } from '../setup/chromium'
 
 const DECISION = /\/api\/v1\/sessions\/[^/]+\/runs\/[^/]+\/tools\/[^/]+\/decision$/
 
@@ -162,8 +163,8 @@ test('a page on another origin cannot approve: its request is refused 403 and th
   })
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve))
   const elsewhere = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--host-resolver-rules=MAP elsewhere.test 127.0.0.1'],
+    executablePath: CHROMIUM,
+    args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP elsewhere.test 127.0.0.1'],
   })
   try {
     const foreign = await elsewhere.newPage()
