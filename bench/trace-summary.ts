@@ -1,6 +1,8 @@
 /**
  * Where a traced run's main-thread time went: the page renderer's main thread (CrRendererMain of
- * the renderer with the most events), complete events by name, self time (children subtracted).
+ * the renderer with the most events, among the processes named "Renderer": the browser's own
+ * WebUI pages run in renderers named otherwise), complete events by name, self time (children
+ * subtracted).
  *
  *   npx tsx bench/trace-summary.ts bench/.out/traces/stream20-rebound-1.json [top=20]
  */
@@ -15,7 +17,8 @@ if (!file) {
 }
 const raw = JSON.parse(readFileSync(file, 'utf8')) as { traceEvents?: TraceEvent[] } | TraceEvent[]
 const events = Array.isArray(raw) ? raw : (raw.traceEvents ?? [])
-const mains = events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain')
+const webUi = new Set(events.filter((e) => e.ph === 'M' && e.name === 'process_name' && e.args?.name !== 'Renderer').map((e) => e.pid))
+const mains = events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && !webUi.has(e.pid))
 const count = new Map<string, number>()
 for (const e of events) count.set(`${e.pid}:${e.tid}`, (count.get(`${e.pid}:${e.tid}`) ?? 0) + 1)
 const main = mains.map((m) => `${m.pid}:${m.tid}`).sort((a, b) => (count.get(b) ?? 0) - (count.get(a) ?? 0))[0]
