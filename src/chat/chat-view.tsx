@@ -10,7 +10,7 @@ import { replyFocusOf } from './reply-focus'
 import { ReplyRow } from './reply/reply-row'
 import { SessionAnnouncer } from './announce/session-announcer'
 import { ApprovalAnnouncer } from './announce/approval-announcer'
-import { LazyToolApproval, prefetchReplyParts } from './reply/steps/lazy-reply-parts'
+import { LazyToolApproval, prefetchReplyParts, warmStepNumbers } from './reply/steps/lazy-reply-parts'
 import type { ToolApproval as ApprovalSlot } from './reply/steps/tool-step'
 import { focusApproval } from './approval-focus'
 import { APPROVAL_FOCUS_EVENT, wantedApprovalFocus, type ApprovalTarget } from '../attention/approval-focus'
@@ -28,7 +28,7 @@ import type { ThreadSnapshot } from '../thread/thread'
  * shown and what each action does is the thread's (src/thread/thread.ts).
  */
 export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: string; autoFocusComposer?: boolean }) {
-  const { t } = useTranslation()
+  const { t, i18n } = useTranslation()
   const runtime = useChatRuntime()
   const thread = useThread(sessionId)
   const state: ThreadSnapshot = useThreadState(thread, (snapshot) => snapshot)
@@ -37,6 +37,7 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
 
   // A session open is the moment to fetch how steps render, so its first reply's steps never wait for it.
   useEffect(prefetchReplyParts, [])
+  useEffect(() => warmStepNumbers(i18n.language), [i18n.language])
 
   // The session's shortcuts act on the reply at the end of the conversation, or go to the approval waiting.
   useShortcuts((id) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createI18n } from '../../src/i18n/bundled'
-import { describeDuration, formatBytes, formatCount, formatUsd, splitDuration } from '../../src/i18n/number-format'
+import { describeDuration, formatBytes, formatCount, formatUsd, splitDuration, warmNumberFormats } from '../../src/i18n/number-format'
 
 const en = createI18n({ lng: 'en' }).t
 const zh = createI18n({ lng: 'zh' }).t
@@ -81,5 +81,31 @@ describe('durations', () => {
     expect(describeDuration(en, 'en', 125_000, 'floor')).toBe('2 min 5 s')
     expect(describeDuration(zh, 'zh', 4_000, 'whole')).toBe('4 秒')
     expect(describeDuration(zh, 'zh', 125_000, 'floor')).toBe('2 分 5 秒')
+  })
+})
+
+describe('warmNumberFormats', () => {
+  it('makes every format the steps use ahead of time: formatting afterwards makes none', () => {
+    const Original = Intl.NumberFormat
+    let made = 0
+    const Counting = function (this: unknown, ...args: ConstructorParameters<typeof Intl.NumberFormat>) {
+      made += 1
+      return new Original(...args)
+    } as unknown as typeof Intl.NumberFormat
+    Intl.NumberFormat = Counting
+    try {
+      // A language no other test formats in, so nothing is made already.
+      const lng = 'fr'
+      warmNumberFormats(lng)
+      expect(made).toBeGreaterThan(0)
+      made = 0
+      for (const n of [0, 7, 1234567]) formatCount(n, lng)
+      for (const bytes of [0, 512, 1536, 16 * 1024, 500 * 1024, 1.5 * 1024 ** 2, 40 * 1024 ** 2, 2.5 * 1024 ** 3, 900 * 1024 ** 3]) formatBytes(bytes, lng)
+      for (const usd of [0, 0.0032, 0.5, 1.25, 40]) formatUsd(usd, lng)
+      for (const ms of [400, 4_000, 125_000]) for (const rounding of ['tenths', 'floor', 'whole'] as const) describeDuration(en, lng, ms, rounding)
+      expect(made).toBe(0)
+    } finally {
+      Intl.NumberFormat = Original
+    }
   })
 })

@@ -36,6 +36,31 @@ export function loadReplyParts(): Promise<StepsModule> {
 
 let prefetched = false
 
+/** `run` once the page has nothing else to do (or in a second, where there is no idle callback). */
+function whenIdle(run: () => void): void {
+  if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(run, { timeout: 2_000 })
+  else setTimeout(run, 1_000)
+}
+
+const warmedLanguages = new Set<string>()
+
+/**
+ * Makes the number formats of a reply's steps (tokens, sizes, costs, durations) in `language` once
+ * the page is idle, so the first reply with steps does not pay for the language's number data in
+ * its first commit. Once per language; a failed fetch of the formats' module is tried again by
+ * the next call.
+ */
+export function warmStepNumbers(language: string): void {
+  if (warmedLanguages.has(language) || typeof window === 'undefined') return
+  warmedLanguages.add(language)
+  whenIdle(() => {
+    import('../../../i18n/number-format').then(
+      ({ warmNumberFormats }) => whenIdle(() => warmNumberFormats(language)),
+      () => warmedLanguages.delete(language),
+    )
+  })
+}
+
 /**
  * Starts fetching the chunk once the page has nothing else to do, so the first reply with steps
  * rarely waits for it. Called by every reply shown; does something the first time only.
@@ -43,9 +68,7 @@ let prefetched = false
 export function prefetchReplyParts(): void {
   if (prefetched || loaded || typeof window === 'undefined') return
   prefetched = true
-  const fetchIt = () => void loadReplyParts().catch(() => undefined)
-  if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(fetchIt, { timeout: 2_000 })
-  else setTimeout(fetchIt, 1_000)
+  whenIdle(() => void loadReplyParts().catch(() => undefined))
 }
 
 const lazySteps = () => lazy(() => loadReplyParts().then((module) => ({ default: module.ReplyParts })))
