@@ -17,8 +17,9 @@ if (!file) {
 }
 const raw = JSON.parse(readFileSync(file, 'utf8')) as { traceEvents?: TraceEvent[] } | TraceEvent[]
 const events = Array.isArray(raw) ? raw : (raw.traceEvents ?? [])
-const webUi = new Set(events.filter((e) => e.ph === 'M' && e.name === 'process_name' && e.args?.name !== 'Renderer').map((e) => e.pid))
-const mains = events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && !webUi.has(e.pid))
+/** The browser's, the GPU's and its WebUI pages' processes: every one not named "Renderer". */
+const notPages = new Set(events.filter((e) => e.ph === 'M' && e.name === 'process_name' && e.args?.name !== 'Renderer').map((e) => e.pid))
+const mains = events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && !notPages.has(e.pid))
 const count = new Map<string, number>()
 for (const e of events) count.set(`${e.pid}:${e.tid}`, (count.get(`${e.pid}:${e.tid}`) ?? 0) + 1)
 const main = mains.map((m) => `${m.pid}:${m.tid}`).sort((a, b) => (count.get(b) ?? 0) - (count.get(a) ?? 0))[0]
