@@ -39,7 +39,8 @@ type ProbeState = {
   frames: number[]
   longTasks: Array<{ start: number; duration: number }>
   longFrames: LongFrame[]
-  events: Array<{ name: string; start: number; duration: number; interactionId: number }>
+  /** Event Timing entries of 16 ms or more; `delay` is the wait for the main thread (start to processingStart), `handlers` the listeners' time. */
+  events: Array<{ name: string; start: number; duration: number; interactionId: number; delay: number; handlers: number }>
   markers: Record<string, MarkerSighting>
   /** When each batch of DOM changes was delivered (a MutationObserver callback): one per commit, near enough. */
   updates: number[]
@@ -87,7 +88,14 @@ export function installProbe(config: ProbeConfig): void {
   try {
     new PerformanceObserver((list) => {
       for (const e of list.getEntries() as PerformanceEventTiming[]) {
-        state.events.push({ name: e.name, start: e.startTime, duration: e.duration, interactionId: (e as PerformanceEventTiming & { interactionId?: number }).interactionId ?? 0 })
+        state.events.push({
+          name: e.name,
+          start: e.startTime,
+          duration: e.duration,
+          interactionId: (e as PerformanceEventTiming & { interactionId?: number }).interactionId ?? 0,
+          delay: e.processingStart - e.startTime,
+          handlers: e.processingEnd - e.processingStart,
+        })
       }
     }).observe({ type: 'event', durationThreshold: 16, buffered: true } as PerformanceObserverInit)
   } catch {

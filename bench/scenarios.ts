@@ -146,6 +146,10 @@ type TypingResult = {
   over50: number
   /** Every reported keydown's duration, in the order typed (the raw figures behind p95). */
   keydownMs: number[]
+  /** The same keys' wait for the main thread (a task running when the key came), in ms: the rest of each duration is the handlers and the frame. */
+  keydownDelayMs: number[]
+  /** The same keys' arrival after the latest animation frame began, in ms: a key that comes just as a frame starts waits for the next one, and its paint for what that frame carries. */
+  keydownAfterFrameMs: number[]
 }
 
 /**
@@ -187,8 +191,9 @@ export async function streamRun(
         await withTimeout(typeKeys(p, typing.text, typing.delayMs), 180_000, 'typing')
         await sleep(200)
         const typeTo = await p.now()
-        const { events } = await p.window(typeFrom, typeTo)
-        const keydowns = events.filter((e) => e.name === 'keydown').map((e) => e.duration)
+        const { events, frames } = await p.window(typeFrom, typeTo)
+        const reported = events.filter((e) => e.name === 'keydown')
+        const keydowns = reported.map((e) => e.duration)
         // Event Timing leaves out what took under 16 ms: count those keys as 16 ms, an upper bound.
         const all = [...keydowns, ...Array(Math.max(0, typing.text.length - keydowns.length)).fill(16)]
         typingResult = {
@@ -198,6 +203,11 @@ export async function streamRun(
           maxMs: Math.max(16, ...keydowns),
           over50: keydowns.filter((d) => d > 50).length,
           keydownMs: keydowns,
+          keydownDelayMs: reported.map((e) => Math.round(e.delay * 10) / 10),
+          keydownAfterFrameMs: reported.map((e) => {
+            const frame = frames.findLast((t) => t <= e.start)
+            return frame === undefined ? NaN : Math.round((e.start - frame) * 10) / 10
+          }),
         }
       }
       const record = await daemon.waitForDone(streamBudgetMs + 120_000)
