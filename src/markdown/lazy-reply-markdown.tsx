@@ -4,7 +4,7 @@
  * arrives, and if it cannot be fetched, the reply is shown as its plain text with its line breaks,
  * so nothing ever flashes empty.
  */
-import { Component, lazy, Suspense, useDeferredValue, type CSSProperties, type ReactNode } from 'react'
+import { Component, lazy, Suspense, type CSSProperties, type ReactNode } from 'react'
 import type { ReplyMarkdownProps } from './reply-markdown'
 
 export type { ReplyMarkdownProps } from './reply-markdown'
@@ -41,15 +41,15 @@ class PlainOnError extends Component<BoundaryProps, { failed: boolean }> {
 /**
  * ReplyMarkdown, loaded on first use; the same props.
  *
- * While a reply streams, its text is rendered at a lower priority than the operator's input and
- * the page's frames (`useDeferredValue`): parsing the Markdown of a commit (the growing block, a
- * block that just finished) is work React can interrupt, and the browser paints and answers keys
- * between its pieces instead of waiting behind one long task. A newer text arriving meanwhile
- * replaces the one being rendered. The reply's end is rendered at once, at full priority.
+ * A streaming reply's text renders in the same pass as the rest of its row, once per flush of
+ * the live-run store, which pacing (live/pacing.ts) keeps out of the frame that paints a key.
+ * Its Markdown is parsed in the stream worker (markdown/stream-trees.ts), so what is left here
+ * is making elements of a block or two. Rendered at a lower priority instead (`useDeferredValue`),
+ * every flush rendered the row twice, and the second render's commit came in a task of its own
+ * after the flush's frame, where a key pressed then found it in its own frame: more keys of
+ * 32 ms and more while typing on the text stream, and the final text a render later.
  */
-export function LazyReplyMarkdown({ source: latest, streaming, followed }: ReplyMarkdownProps) {
-  const deferred = useDeferredValue(latest)
-  const source = streaming ? deferred : latest
+export function LazyReplyMarkdown({ source, streaming, followed }: ReplyMarkdownProps) {
   return (
     <PlainOnError source={source}>
       <Suspense fallback={<PlainReply source={source} />}>
