@@ -95,7 +95,8 @@ test('each event counts once in both hidden tabs and is notified once across the
   const steps: { fault: string; text: string; body: RegExp; status?: string }[] = [
     { fault: 'plain', text: 'Summarise the deploy', body: /^The reply is ready\.$/, status: 'complete' },
     { fault: 'auth_failed', text: 'Try the other provider', body: /^The reply failed: /, status: 'failed' },
-    { fault: 'quota:30', text: 'Try again later', body: /^The reply failed\. The retry waits until \d\d:\d\d\.$/ },
+    // Thirty minutes on the real clock: past midnight the time carries its date ("Dec 5, 00:16"), and past New Year its year.
+    { fault: 'quota:30', text: 'Try again later', body: /^The reply failed\. The retry waits until (?:[A-Z][a-z]{2} \d{1,2}(?:, \d{4})?, )?\d\d:\d\d\.$/ },
     { fault: 'approval', text: 'Write the release notes', body: /^write_file is waiting for your approval\.$/ },
   ]
   for (const [i, step] of steps.entries()) {
