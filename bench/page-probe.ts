@@ -39,8 +39,8 @@ type ProbeState = {
   frames: number[]
   longTasks: Array<{ start: number; duration: number }>
   longFrames: LongFrame[]
-  /** Event Timing entries of 16 ms or more; `delay` is the wait for the main thread (start to processingStart), `handlers` the listeners' time. */
-  events: Array<{ name: string; start: number; duration: number; interactionId: number; delay: number; handlers: number }>
+  /** Event Timing entries of 16 ms or more; `delay` is the wait for the main thread (start to processingStart). */
+  events: Array<{ name: string; start: number; duration: number; interactionId: number; delay: number }>
   markers: Record<string, MarkerSighting>
   /** When each batch of DOM changes was delivered (a MutationObserver callback): one per commit, near enough. */
   updates: number[]
@@ -94,7 +94,6 @@ export function installProbe(config: ProbeConfig): void {
           duration: e.duration,
           interactionId: (e as PerformanceEventTiming & { interactionId?: number }).interactionId ?? 0,
           delay: e.processingStart - e.startTime,
-          handlers: e.processingEnd - e.processingStart,
         })
       }
     }).observe({ type: 'event', durationThreshold: 16, buffered: true } as PerformanceObserverInit)

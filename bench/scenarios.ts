@@ -12,7 +12,7 @@ import type { FakeDaemon } from './fake-daemon'
 import type { HistorySource } from './history-source'
 import { textEvents, type ReplyEvent } from './steps'
 import { armExpand, countRows, expandPosition, scrollTest, type LongFrame } from './page-probe'
-import { intervals, percentile } from './stats'
+import { intervals, percentile, round } from './stats'
 
 export type SubjectKey = 'rebound' | 'peerDefault' | 'peerThrottled' | 'floor'
 
@@ -147,9 +147,9 @@ type TypingResult = {
   /** Every reported keydown's duration, in the order typed (the raw figures behind p95). */
   keydownMs: number[]
   /** The same keys' wait for the main thread (a task running when the key came), in ms: the rest of each duration is the handlers and the frame. */
-  keydownDelayMs: number[]
-  /** The same keys' arrival after the latest animation frame began, in ms: a key that comes just as a frame starts waits for the next one, and its paint for what that frame carries. */
-  keydownAfterFrameMs: number[]
+  keydownDelayMs: Array<number | undefined>
+  /** The same keys' arrival after the latest animation frame began, in ms (none for a key before the typing window's first frame): a key that comes just as a frame starts waits for the next one, and its paint for what that frame carries. */
+  keydownAfterFrameMs: Array<number | undefined>
 }
 
 /**
@@ -203,10 +203,10 @@ export async function streamRun(
           maxMs: Math.max(16, ...keydowns),
           over50: keydowns.filter((d) => d > 50).length,
           keydownMs: keydowns,
-          keydownDelayMs: reported.map((e) => Math.round(e.delay * 10) / 10),
+          keydownDelayMs: reported.map((e) => round(e.delay)),
           keydownAfterFrameMs: reported.map((e) => {
             const frame = frames.findLast((t) => t <= e.start)
-            return frame === undefined ? NaN : Math.round((e.start - frame) * 10) / 10
+            return frame === undefined ? undefined : round(e.start - frame)
           }),
         }
       }
