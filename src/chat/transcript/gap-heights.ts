@@ -78,3 +78,31 @@ export function gapHeights(
   }
   return heights
 }
+
+/**
+ * Measured heights kept for rows that are not in the list (their page let go): a page read again
+ * lays its rows out at the heights they had, so nothing moves as they land. About twenty pages'
+ * worth; beyond it the oldest measured go, so a long scroll through a session does not keep one
+ * entry per message it ever showed.
+ */
+export const KEPT_ABSENT_SIZES = 2000
+
+/**
+ * Drops from `sizes` (the virtualizer's measured heights by row key, in the order measured) the
+ * oldest entries for keys not in `present`, until at most `keep` absent ones are left. Rows in
+ * the list keep theirs. Returns how many it dropped.
+ */
+export function forgetAbsentSizes<K>(sizes: Map<K, number>, present: ReadonlySet<K>, keep = KEPT_ABSENT_SIZES): number {
+  let absent = 0
+  for (const key of sizes.keys()) if (!present.has(key)) absent++
+  let drop = absent - keep
+  if (drop <= 0) return 0
+  const dropped = drop
+  for (const key of sizes.keys()) {
+    if (drop === 0) break
+    if (present.has(key)) continue
+    sizes.delete(key)
+    drop--
+  }
+  return dropped
+}

@@ -3,7 +3,7 @@ import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMem
 import { useTranslation } from '../../i18n/use-translation'
 import { FindBar, type RemoteFind } from './find-bar'
 import { useMatchMarks } from './match-marks'
-import { gapHeights, MIN_GAP_PX, type LaidItem } from './gap-heights'
+import { forgetAbsentSizes, gapHeights, KEPT_ABSENT_SIZES, MIN_GAP_PX, type LaidItem } from './gap-heights'
 
 export type TranscriptProps<Item> = {
   items: readonly Item[]
@@ -176,6 +176,8 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
     // Whole pixels: a gap is measured as drawn, and a fraction would be read back as a change.
     for (const [key, px] of heights) heights.set(key, Math.round(px))
     laid.current = { items, keys, heights }
+    // Heights of rows let go are kept for when their page comes back, a bounded number of them.
+    if (sizes && sizes.size > KEPT_ABSENT_SIZES) forgetAbsentSizes(sizes, new Set(keys.map((k) => k.key)))
   }
   const gapHeight = (index: number) => {
     const entry = laid.current?.keys[index]
