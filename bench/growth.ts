@@ -283,6 +283,8 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
   const firstJumps = jumps
   const win = await p.window(from, to)
   const tasks = win.longTasks.map((t) => t.duration)
+  // Frames over 50 ms, whether one long task made them or several short ones: what the eye sees as a stall.
+  const longFrames = win.longFrames.map((f) => f.duration)
   /** The heap after GC and its compiled code, once the page has settled after a trip. */
   const settled = async () => {
     await sleep(300)
@@ -309,6 +311,8 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
     scrollLongTaskCount: tasks.length,
     scrollLongTaskTotalMs: tasks.reduce((x, y) => x + y, 0),
     scrollLongTaskMaxMs: Math.max(0, ...tasks),
+    scrollLongFrameCount: longFrames.length,
+    scrollLongFrameMaxMs: Math.max(0, ...longFrames),
     scrollRafP99Ms: percentile(intervals(win.frames), 99),
     maxJumpPx: where.maxJumpPx,
     jumpPxByStep: where.byJump,

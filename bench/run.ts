@@ -319,6 +319,8 @@ const GROWTH_FIGURES: Figure[] = [
   { key: 'scrollJumps', label: 'scroll: jumps', unit: 'count', digits: 0, read: field('scrollJumps') },
   { key: 'scrollLongTaskCount', label: 'long tasks while scrolling', unit: 'count', digits: 0, read: field('scrollLongTaskCount') },
   { key: 'scrollLongTaskMaxMs', label: 'longest task while scrolling', unit: 'ms', digits: 0, read: field('scrollLongTaskMaxMs') },
+  { key: 'scrollLongFrameCount', label: 'frames over 50 ms while scrolling (one task or several)', unit: 'count', digits: 0, read: field('scrollLongFrameCount') },
+  { key: 'scrollLongFrameMaxMs', label: 'longest frame while scrolling, when over 50 ms', unit: 'ms', digits: 0, read: field('scrollLongFrameMaxMs') },
   { key: 'scrollRafP99Ms', label: 'rAF interval p99 while scrolling', unit: 'ms', read: field('scrollRafP99Ms') },
   { key: 'maxJumpPx', label: 'row under the pointer moved by, at most', unit: 'px', read: field('maxJumpPx') },
   { key: 'heapBeforeScrollMB', label: 'JS heap after GC, before scrolling (the main thread’s and the workers’)', unit: 'MB', read: field('heapBeforeScrollMB') },
