@@ -14,21 +14,52 @@
  */
 import type { Element, ElementContent, Root, RootContent } from 'hast'
 import { urlAttributes } from 'html-url-attributes'
+import { gfmFootnoteFromMarkdown } from 'mdast-util-gfm-footnote'
+import { gfmStrikethroughFromMarkdown } from 'mdast-util-gfm-strikethrough'
+import { gfmTableFromMarkdown } from 'mdast-util-gfm-table'
+import { gfmTaskListItemFromMarkdown } from 'mdast-util-gfm-task-list-item'
+import { gfmFootnote } from 'micromark-extension-gfm-footnote'
+import { gfmStrikethrough } from 'micromark-extension-gfm-strikethrough'
+import { gfmTable } from 'micromark-extension-gfm-table'
+import { gfmTaskListItem } from 'micromark-extension-gfm-task-list-item'
+import { combineExtensions } from 'micromark-util-combine-extensions'
 import remarkCjkFriendly from 'remark-cjk-friendly'
 import remarkGfm from 'remark-gfm'
 import remarkParse from 'remark-parse'
 import remarkRehype from 'remark-rehype'
-import { unified } from 'unified'
+import { unified, type Processor } from 'unified'
 import { remarkFootnotesAsText } from './footnotes-as-text'
 import { safeHref } from './safe-url'
 
 export type BlockTree = Root
+
+/**
+ * remark-gfm less its autolink literals (bare `www.` and `http(s)://` addresses and emails made
+ * links): the same extensions, in remark-gfm's order, from the packages remark-gfm combines. An
+ * autolink literal is tried at every letter of the text (an email may start at any), which made
+ * it about a third of a reply's parse; a block without `www`, `http` or `@` holds none, and is
+ * parsed without it to the same tree (tests/unit/markdown-parse.test.ts).
+ */
+function remarkGfmWithoutAutolinkLiterals(this: Processor) {
+  const data = this.data()
+  ;(data.micromarkExtensions ??= []).push(combineExtensions([gfmFootnote(), gfmStrikethrough(), gfmTable(), gfmTaskListItem()]))
+  ;(data.fromMarkdownExtensions ??= []).push([gfmFootnoteFromMarkdown(), gfmStrikethroughFromMarkdown(), gfmTableFromMarkdown(), gfmTaskListItemFromMarkdown()])
+}
+
+/** What an autolink literal needs in a block: without any of these, there is none. */
+const MAY_AUTOLINK = /www|http|@/i
 
 // GFM for tables, task lists, strikethrough and autolinks; CJK-friendly emphasis after it, as its
 // README orders them; footnotes back to text (see footnotes-as-text.ts).
 const processor = unified()
   .use(remarkParse)
   .use([remarkGfm, remarkCjkFriendly, remarkFootnotesAsText])
+  .use(remarkRehype, { allowDangerousHtml: true })
+  .freeze()
+/** The same for a block that cannot hold an autolink literal (MAY_AUTOLINK). */
+const withoutAutolinks = unified()
+  .use(remarkParse)
+  .use([remarkGfmWithoutAutolinkLiterals, remarkCjkFriendly, remarkFootnotesAsText])
   .use(remarkRehype, { allowDangerousHtml: true })
   .freeze()
 
@@ -56,9 +87,13 @@ function clean(parent: Parent): void {
   }
 }
 
-/** `markdown` (one or more top-level blocks) as a hast tree, cleaned as above. */
-export function parseBlock(markdown: string): BlockTree {
-  const tree = processor.runSync(processor.parse(markdown), markdown)
+/**
+ * `markdown` (one or more top-level blocks) as a hast tree, cleaned as above; with `always`, parsed
+ * with autolink literals even where it cannot hold one (the tests compare the two).
+ */
+export function parseBlock(markdown: string, autolinks: 'where-possible' | 'always' = 'where-possible'): BlockTree {
+  const parser = autolinks === 'always' || MAY_AUTOLINK.test(markdown) ? processor : withoutAutolinks
+  const tree = parser.runSync(parser.parse(markdown), markdown)
   delete tree.position
   clean(tree)
   return tree
