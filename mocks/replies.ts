@@ -17,7 +17,7 @@ function hash(text: string): number {
 }
 
 /** mulberry32: a tiny seeded generator, enough to pick sentences, languages and delta sizes. */
-function seeded(seed: number): () => number {
+export function seeded(seed: number): () => number {
   let a = seed
   return () => {
     a = (a + 0x6d2b79f5) | 0

@@ -3,22 +3,11 @@
  * GFM's autolink literals: the trees must be the very ones the full GFM parse gives.
  */
 import { describe, expect, it } from 'vitest'
+import { seeded } from '../../mocks/replies'
 import { parseBlock } from '../../src/markdown/parse'
 import { splitSource } from '../../src/markdown/split-blocks'
 
 const same = (markdown: string) => expect(parseBlock(markdown)).toEqual(parseBlock(markdown, 'always'))
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 describe('parseBlock without autolink literals where a block cannot hold one', () => {
   it('gives the full GFM tree for every kind of block GFM has', () => {
@@ -40,7 +29,7 @@ describe('parseBlock without autolink literals where a block cannot hold one', (
   })
 
   it('gives the full GFM tree for generated blocks of letters, punctuation and Markdown marks', () => {
-    const r = rng(29)
+    const r = seeded(29)
     const pieces = ['w', 'ww', 'h', 'ht', 'tt', 'p', 's', ':', '/', '.', '-', '_', '+', '*', '~', '`', '|', '[', ']', '(', ')', '#', '>', '!', ' ', ' ', '\n', 'word', 'mail', 'to', 'x', '中', '，']
     for (let n = 0; n < 400; n++) {
       const markdown = Array.from({ length: 5 + Math.floor(r() * 60) }, () => pieces[Math.floor(r() * pieces.length)]!).join('')
