@@ -51,17 +51,15 @@ const MAY_AUTOLINK = /www|http|@/i
 
 // GFM for tables, task lists, strikethrough and autolinks; CJK-friendly emphasis after it, as its
 // README orders them; footnotes back to text (see footnotes-as-text.ts).
-const processor = unified()
-  .use(remarkParse)
-  .use([remarkGfm, remarkCjkFriendly, remarkFootnotesAsText])
-  .use(remarkRehype, { allowDangerousHtml: true })
-  .freeze()
+const pipeline = (gfm: typeof remarkGfm | typeof remarkGfmWithoutAutolinkLiterals) =>
+  unified()
+    .use(remarkParse)
+    .use([gfm, remarkCjkFriendly, remarkFootnotesAsText])
+    .use(remarkRehype, { allowDangerousHtml: true })
+    .freeze()
+const processor = pipeline(remarkGfm)
 /** The same for a block that cannot hold an autolink literal (MAY_AUTOLINK). */
-const withoutAutolinks = unified()
-  .use(remarkParse)
-  .use([remarkGfmWithoutAutolinkLiterals, remarkCjkFriendly, remarkFootnotesAsText])
-  .use(remarkRehype, { allowDangerousHtml: true })
-  .freeze()
+const withoutAutolinks = pipeline(remarkGfmWithoutAutolinkLiterals)
 
 type Parent = Root | Element
 
