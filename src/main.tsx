@@ -13,7 +13,7 @@ import { createAppI18n } from './i18n/setup'
 import { createDaemonClient } from './wire/http'
 import { followRun } from './wire/events'
 import { browserInput } from './live/pacing'
-import type { WorkerFollow } from './wire/worker-follow'
+import type { FollowRun, ReadPage, WorkerFollow } from './wire/worker-follow'
 import './app/styles.css'
 
 async function boot() {
@@ -41,7 +41,9 @@ async function boot() {
           const [{ createWorkerFollow }, { offerTrees }] = await Promise.all([import('./wire/worker-follow'), import('./markdown/worker-trees')])
           return createWorkerFollow({ spawn: spawnStreamWorker, baseUrl, daemonClock: client.daemonClock, onTrees: offerTrees, input: browserInput() })
         })
-  const runtime = createChatRuntime(client, undefined, follow ? { follow } : {})
+  // Once the worker's code is here, pages of history are read there too (see readPage).
+  const pagedClient = follow ? { ...client, listMessagesPage: follow.readPage(client.listMessagesPage) } : client
+  const runtime = createChatRuntime(pagedClient, undefined, follow ? { follow } : {})
   // The worker's script loads on its own thread: start it once the page has settled, so the first
   // reply's stream does not wait for it. Built pages only: under the dev server the worker is a
   // graph of modules fetched one by one, which at idle competed with the page's own lazy chunks
@@ -60,16 +62,31 @@ async function boot() {
   )
 }
 
+type LazyWorkerFollow = FollowRun & {
+  warm(): void
+  /** `read` through the worker once its code is here; before that (the session's first page at boot), `read` itself, waiting on nothing. */
+  readPage(read: ReadPage): ReadPage
+}
+
 /**
  * The worker's follow, its code fetched with the worker (at idle) or by the first run followed,
  * whichever comes first: it is not part of the first screen. If that code cannot be fetched, runs
- * are read on the page, as they are when the worker cannot start.
+ * and pages are read on the page, as they are when the worker cannot start.
  */
-function lazyWorkerFollow(load: () => Promise<WorkerFollow>): WorkerFollow {
+function lazyWorkerFollow(load: () => Promise<WorkerFollow>): LazyWorkerFollow {
   let loading: Promise<WorkerFollow | undefined> | undefined
-  const loaded = () => (loading ??= load().catch(() => undefined))
+  let ready: WorkerFollow | undefined
+  const loaded = () =>
+    (loading ??= load().then(
+      (worker) => (ready = worker),
+      () => undefined,
+    ))
   const follow = (options: Parameters<WorkerFollow>[0]) => loaded().then((worker) => (worker ?? followRun)(options))
-  return Object.assign(follow, { warm: () => void loaded().then((worker) => worker?.warm()) })
+  const readPage =
+    (read: ReadPage): ReadPage =>
+    (...args) =>
+      ready ? ready.readPage(read, ...args) : read(...args)
+  return Object.assign(follow, { warm: () => void loaded().then((worker) => worker?.warm()), readPage })
 }
 
 function spawnStreamWorker(): Worker {

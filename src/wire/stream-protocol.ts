@@ -4,7 +4,7 @@
  * on the page, so a stream read in the worker fails exactly as one read on the page would.
  */
 import { MalformedPayloadError, RefusalError, RunEnded, StreamFailure, TransportError } from './errors'
-import type { RunStatus, StreamFrame } from './types'
+import type { MessagePage, RunStatus, StreamFrame } from './types'
 import type { LinkState, TerminalFrame } from './events'
 import type { StreamTrees } from '../markdown/stream-trees'
 
@@ -21,13 +21,22 @@ type FollowRequest = {
   maxLagged?: number
 }
 
+/** Read one page of a session's history (`GET …/messages?limit…`); `id` names it as a follow's does. */
+export type PageRequest = {
+  type: 'page'
+  id: number
+  baseUrl: string
+  sessionId: string
+  page: { limit?: number; before?: number; after?: number }
+}
+
 /**
  * The operator pressed a key, typed or clicked `agoMs` before this was sent: while they type, the
  * page commits every STREAM_FLUSH_GAP_MS, and the batches come as often (see stream-worker-host.ts).
  */
 type InputNotice = { type: 'input'; agoMs: number }
 
-export type ToWorker = FollowRequest | { type: 'abort'; id: number } | InputNotice
+export type ToWorker = FollowRequest | PageRequest | { type: 'abort'; id: number } | InputNotice
 
 /** A failure, as data. */
 export type WireFailure =
@@ -46,6 +55,9 @@ export type FromWorker =
   /** One answer's `Date` header, for the page's estimate of the daemon's clock. */
   | { type: 'clock'; date: string | null; sentAt: number; receivedAt: number }
   | { type: 'end'; id: number; terminal: TerminalFrame; trees?: StreamTrees }
+  /** A page read, its messages checked as the page's client checks them. */
+  | { type: 'page'; id: number; page: MessagePage }
+  /** A follow or a page read failed. */
   | { type: 'failed'; id: number; error: WireFailure }
 
 /** `error` as data that survives `postMessage`. */

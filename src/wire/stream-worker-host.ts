@@ -47,7 +47,12 @@ export type ServeStreamsOptions = {
   trees?: () => StreamTreesTracker
 }
 
-/** Answers follow and abort requests arriving on `port`. */
+/**
+ * Answers follow, page and abort requests arriving on `port`. A page of history is read here too:
+ * a reply of an agent's run is megabytes of JSON (its tools' inputs and outputs), and reading,
+ * decoding and parsing that on the page took the main thread for as long as 80 ms at the end of
+ * every such run. What crosses to the page is the messages, checked, in one structured clone.
+ */
 export function serveStreams(port: HostPort, { fetch: fetchImpl, gapMs = BATCH_GAP_MS, pace: startPace, trees: startTrees }: ServeStreamsOptions = {}): void {
   const now = () => Date.now()
   const running = new Map<number, AbortController>()
@@ -85,6 +90,20 @@ export function serveStreams(port: HostPort, { fetch: fetchImpl, gapMs = BATCH_G
     const { id } = message
     const controller = new AbortController()
     running.set(id, controller)
+    if (message.type === 'page') {
+      clientFor(message.baseUrl)
+        .listMessagesPage(message.sessionId, message.page, controller.signal)
+        .then(
+          (page) => port.postMessage({ type: 'page', id, page }),
+          (error: unknown) => {
+            if (!controller.signal.aborted) port.postMessage({ type: 'failed', id, error: toFailure(error) })
+          },
+        )
+        .finally(() => {
+          if (running.get(id) === controller) running.delete(id)
+        })
+      return
+    }
     const tracker = startTrees?.()
     const pace = startPace?.(input)
     const batcher = createFrameBatcher({

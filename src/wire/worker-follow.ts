@@ -7,21 +7,36 @@
  * The worker starts on the first run followed. If it cannot start, or breaks, the runs it was
  * reading carry on here on the page, from the last event it handed over, and so does every run
  * after them: a stream is never lost to the worker.
+ *
+ * Pages of history are read there too (`readPage`): an agent's reply is megabytes of JSON, read,
+ * decoded and parsed in the worker instead of on the page's main thread. A page the worker had in
+ * hand when it broke is read again on the page.
  */
 import { abortedBy, followRun, type FollowRunOptions, type TerminalFrame } from './events'
 import type { DaemonClock } from './clock'
-import { fromFailure, type FromWorker, type ToWorker } from './stream-protocol'
+import { fromFailure, type FromWorker, type PageRequest, type ToWorker } from './stream-protocol'
 import type { HostInput } from './stream-worker-host'
 import type { StreamTrees } from '../markdown/stream-trees'
+import type { DaemonClient } from './http'
+import type { MessagePage } from './types'
 import { createWorkerSlot, type WorkerLike } from '../workers/worker-slot'
 
 /** `followRun`'s shape: what the run follower calls to read a run's stream. */
 export type FollowRun = (options: FollowRunOptions) => Promise<TerminalFrame>
 
-/** The worker's followRun, and a way to start the worker ahead of the first run. */
+/** `DaemonClient.listMessagesPage`'s shape. */
+export type ReadPage = DaemonClient['listMessagesPage']
+
+/** The worker's followRun, its page reads, and a way to start the worker ahead of the first run. */
 export type WorkerFollow = FollowRun & {
   /** Starts the worker now (its script loads off the main thread), so the first run waits on nothing. */
   warm(): void
+  /**
+   * Reads a page of history in the worker (fetched, decoded, parsed and checked there; the page
+   * gets the messages in one message), or with `fallback` on the page when no worker runs or the
+   * worker breaks with the read in hand. Same answers and errors as `listMessagesPage`.
+   */
+  readPage(fallback: ReadPage, ...args: Parameters<ReadPage>): ReturnType<ReadPage>
 }
 
 /** The part of a `Worker` used here. */
@@ -49,13 +64,25 @@ export type WorkerFollowOptions = {
   input?: HostInput
 }
 
-type Pending = {
+type PendingFollow = {
+  kind: 'follow'
   options: FollowRunOptions
   lastEventId: number | undefined
   resolve: (terminal: TerminalFrame) => void
   reject: (error: unknown) => void
   detach: () => void
 }
+
+/** A page read in the worker's hands; `onPage` reads it on the page instead. */
+type PendingPage = {
+  kind: 'page'
+  resolve: (page: MessagePage) => void
+  reject: (error: unknown) => void
+  detach: () => void
+  onPage: () => void
+}
+
+type Pending = PendingFollow | PendingPage
 
 /** A `followRun` that reads streams in a worker (see the module comment). */
 export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = followRun, onTrees, input }: WorkerFollowOptions): WorkerFollow {
@@ -71,6 +98,7 @@ export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = fol
   /** The worker failed: what it was reading goes on here, from the last frame it handed over. */
   const handOver = (entry: Pending, id: number) => {
     entry.detach()
+    if (entry.kind === 'page') return entry.onPage()
     onTrees?.(id, undefined, true)
     const options = entry.lastEventId === undefined ? entry.options : { ...entry.options, lastEventId: entry.lastEventId }
     fallback(options).then(entry.resolve, entry.reject)
@@ -80,6 +108,13 @@ export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = fol
     if (message.type === 'clock') return daemonClock.observe(message.date, message.sentAt, message.receivedAt)
     const entry = slot.get(message.id)
     if (!entry) return
+    if (entry.kind === 'page') {
+      if (message.type !== 'page' && message.type !== 'failed') return
+      slot.take(message.id)
+      entry.detach()
+      return message.type === 'page' ? entry.resolve(message.page) : entry.reject(fromFailure(message.error))
+    }
+    if (message.type === 'page') return
     if (message.type === 'link') return entry.options.onLink?.(message.state)
     if (message.type === 'frames') {
       tellInput()
@@ -113,7 +148,7 @@ export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = fol
       }
       signal.addEventListener('abort', onAbort, { once: true })
       const detach = () => signal.removeEventListener('abort', onAbort)
-      const entry: Pending = { options, lastEventId: options.lastEventId, resolve, reject, detach }
+      const entry: PendingFollow = { kind: 'follow', options, lastEventId: options.lastEventId, resolve, reject, detach }
       try {
         slot.send(entry, (given) => {
           id = given
@@ -135,5 +170,34 @@ export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = fol
       }
     })
   }
-  return Object.assign(follow, { warm: () => void slot.start() })
+  const readPage: WorkerFollow['readPage'] = (fallback, sessionId, page, signal) => {
+    if (signal?.aborted) return Promise.reject(abortedBy(signal))
+    if (!slot.start()) return fallback(sessionId, page, signal)
+    return new Promise<MessagePage>((resolve, reject) => {
+      let id = 0
+      const onAbort = () => {
+        if (!slot.take(id)) return
+        slot.post({ type: 'abort', id })
+        reject(abortedBy(signal!))
+      }
+      signal?.addEventListener('abort', onAbort, { once: true })
+      const detach = () => signal?.removeEventListener('abort', onAbort)
+      const onPage = () => fallback(sessionId, page, signal).then(resolve, reject)
+      let sent = false
+      try {
+        sent = slot.send({ kind: 'page', resolve, reject, detach, onPage }, (given): PageRequest => {
+          id = given
+          return { type: 'page', id, baseUrl, sessionId, page }
+        })
+      } catch {
+        // Not sent (the message could not be posted): nothing of it is kept in the slot.
+      }
+      if (!sent) {
+        // A read the worker could not be asked for is done on the page.
+        detach()
+        onPage()
+      }
+    })
+  }
+  return Object.assign(follow, { warm: () => void slot.start(), readPage })
 }

@@ -332,3 +332,81 @@ describe('stream worker', () => {
     expect(fallbacks).toBe(1)
   })
 })
+
+describe('history pages in the stream worker', () => {
+  /** A session with one finished exchange whose reply holds agent steps. */
+  async function finishedSession() {
+    const run = await startRun('tools:2')
+    await followRun({ client, ...run, signal: new AbortController().signal, onFrame: () => undefined, backoffMs: () => 1 })
+    return run.sessionId
+  }
+  const onPage = (calls: string[]) => (sessionId: string, page: Parameters<typeof client.listMessagesPage>[1], signal?: AbortSignal) => {
+    calls.push(sessionId)
+    return client.listMessagesPage(sessionId, page, signal)
+  }
+
+  it('reads a page in the worker: the messages the page would read, parts and all, and the Date header relayed', async () => {
+    const sessionId = await finishedSession()
+    const { worker, toWorker, fromWorker } = wire()
+    const observed: Array<string | null> = []
+    const follow = createWorkerFollow({ spawn: () => worker, baseUrl: BASE, daemonClock: { observe: (date) => observed.push(date) } })
+    const onThePage: string[] = []
+    const page = await follow.readPage(onPage(onThePage), sessionId, { limit: 10 })
+    expect(page).toEqual(await client.listMessagesPage(sessionId, { limit: 10 }))
+    expect(page.messages).toHaveLength(2)
+    expect(page.messages[1]!.parts?.some((part) => part.type === 'tool')).toBe(true)
+    expect(onThePage).toEqual([])
+    expect(toWorker).toEqual([{ type: 'page', id: expect.any(Number), baseUrl: BASE, sessionId, page: { limit: 10 } }])
+    expect(fromWorker.filter((m) => m.type === 'page')).toHaveLength(1)
+    expect(observed.length).toBeGreaterThan(0)
+    // `after` reads the same as on the page.
+    const after = await follow.readPage(onPage(onThePage), sessionId, { after: page.messages[0]!.seq })
+    expect(after.messages.map((m) => m.id)).toEqual([page.messages[1]!.id])
+  })
+
+  it('rejects a refused read with the RefusalError the page would have seen', async () => {
+    const { worker } = wire()
+    const follow = createWorkerFollow({ spawn: () => worker, baseUrl: BASE, daemonClock: { observe: () => undefined } })
+    const error = await follow.readPage(client.listMessagesPage, 'session-that-is-not', { limit: 10 }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(RefusalError)
+    expect((error as RefusalError).code).toBe('session_not_found')
+  })
+
+  it('an abort rejects as an abort and tells the worker; an aborted signal starts nothing', async () => {
+    const sessionId = await finishedSession()
+    const { worker, toWorker } = wire()
+    const follow = createWorkerFollow({ spawn: () => worker, baseUrl: BASE, daemonClock: { observe: () => undefined } })
+    const controller = new AbortController()
+    const reading = follow.readPage(client.listMessagesPage, sessionId, { limit: 10 }, controller.signal)
+    controller.abort()
+    expect(isAbortError(await reading.catch((e: unknown) => e))).toBe(true)
+    expect(toWorker.map((m) => m.type)).toEqual(['page', 'abort'])
+    expect(isAbortError(await follow.readPage(client.listMessagesPage, sessionId, { limit: 10 }, controller.signal).catch((e: unknown) => e))).toBe(true)
+    expect(toWorker).toHaveLength(2)
+  })
+
+  it('a worker that breaks with the read in hand, or cannot start, leaves the read to the page', async () => {
+    const sessionId = await finishedSession()
+    const wiring = wire()
+    // A worker that never answers: the read is still in hand when it breaks.
+    const silent: StreamWorkerLike = { ...wiring.worker, postMessage: (message) => void wiring.toWorker.push(message) }
+    const follow = createWorkerFollow({ spawn: () => silent, baseUrl: BASE, daemonClock: { observe: () => undefined } })
+    const onThePage: string[] = []
+    const reading = follow.readPage(onPage(onThePage), sessionId, { limit: 10 })
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(onThePage).toEqual([])
+    wiring.fail()
+    expect((await reading).messages).toHaveLength(2)
+    expect(onThePage).toEqual([sessionId])
+
+    const refused = createWorkerFollow({
+      spawn: () => {
+        throw new Error('Workers are refused here')
+      },
+      baseUrl: BASE,
+      daemonClock: { observe: () => undefined },
+    })
+    expect((await refused.readPage(onPage(onThePage), sessionId, { limit: 10 })).messages).toHaveLength(2)
+    expect(onThePage).toEqual([sessionId, sessionId])
+  })
+})
