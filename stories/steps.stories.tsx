@@ -2,6 +2,7 @@ import type { Meta, StoryObj } from '@storybook/react-vite'
 import { expect, fn, userEvent, waitFor } from 'storybook/test'
 import { AgentReply } from '../src/chat/reply/agent-reply'
 import type { Message, Part, ToolPart, Usage } from '../src/wire/types'
+import { INPUT_TAIL_CHARS } from '../src/thread/steps'
 import { agentReply, FIXED_NOW } from './fixtures'
 
 /**
@@ -168,7 +169,8 @@ export const ToolInputStreamingBig: Story = {
   },
   play: async ({ canvasElement }) => {
     const pre = canvasElement.querySelector('.step-code')
-    await expect(pre?.textContent).toHaveLength(4096)
+    await expect(pre?.textContent).toHaveLength(INPUT_TAIL_CHARS)
+    await expect(pre).toHaveAttribute('data-writing', '')
     await expect(pre).toHaveAttribute('data-highlighted', 'false')
   },
 }

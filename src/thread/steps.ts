@@ -6,10 +6,13 @@
 import type { Part, ToolPart, ToolStatus } from '../wire/types'
 
 /**
- * Most of a streaming tool input shown, in characters: its tail. An input can be hundreds of KiB
- * written over a minute; re-rendering all of it on every delta would stall the page.
+ * Most of a streaming tool input shown, in characters: its tail, wrapped, with its newest line at
+ * the bottom of the box. An input can be hundreds of KiB written over a minute; re-rendering all
+ * of it on every delta would stall the page. About a box and a half of wrapped lines (the box
+ * shows 15 lines of some 80 to 140 characters); the whole input is there once it is written, and
+ * Copy copies all of it meanwhile.
  */
-export const INPUT_TAIL_CHARS = 4096
+export const INPUT_TAIL_CHARS = 2048
 
 /**
  * Most of a complete tool input shown before the operator asks for the rest, in characters: its

@@ -2,6 +2,7 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { AgentReply } from '../../src/chat/reply/agent-reply'
 import type { Message, Part, ToolPart, Usage } from '../../src/wire/types'
+import { INPUT_TAIL_CHARS } from '../../src/thread/steps'
 import { renderWithProviders } from './harness'
 import { renderInLanguage } from './markdown-helpers'
 
@@ -275,9 +276,10 @@ describe('a tool call', () => {
     renderInLanguage(<AgentReply message={reply([tool({ input, status: 'input', ended_at: undefined, output: undefined })], { status: 'streaming' })} />)
     expect(toolToggle()).toHaveTextContent('Writing input…')
     const pre = document.querySelector('.step-code')!
-    expect(pre.textContent!.length).toBe(4096)
+    expect(pre.textContent).toBe(input.slice(-INPUT_TAIL_CHARS))
     expect(pre).toHaveAttribute('data-highlighted', 'false')
-    expect(screen.getByText(`Still being written: the last 4,096 of ${input.length.toLocaleString('en')} characters.`)).toBeInTheDocument()
+    expect(pre).toHaveAttribute('data-writing', '')
+    expect(screen.getByText(`Still being written: the last ${INPUT_TAIL_CHARS.toLocaleString('en')} of ${input.length.toLocaleString('en')} characters.`)).toBeInTheDocument()
   })
 
   it('shows the head of a long input once it is complete, says how much there is, and all of it on request', () => {

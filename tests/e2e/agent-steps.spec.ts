@@ -318,8 +318,25 @@ test('big_input: typing stays responsive while 200 KiB of tool input streams, an
   await expect(step.locator('.step__effect')).toHaveText(word('en', 'steps.effect.write'))
   // Open while it is written, showing its tail and saying how much of it that is.
   await expect(toggleOf(step)).toHaveAttribute('aria-expanded', 'true')
-  const tailNote = step.getByText(/^Still being written: the last 4,096 of [\d,]+ characters\.$/)
+  const tailNote = step.getByText(/^Still being written: the last 2,048 of [\d,]+ characters\.$/)
   await expect(tailNote).toBeVisible()
+  // Wrapped, with its newest characters in view: the box does not scroll sideways, and the last
+  // character shown lies inside the box.
+  await expect
+    .poll(() =>
+      step.locator('.step-code').evaluate((pre) => {
+        const text = pre.querySelector('code')?.firstChild
+        if (!text || text.nodeType !== Node.TEXT_NODE || !text.textContent) return 'no text'
+        const range = document.createRange()
+        range.setStart(text, text.textContent.length - 1)
+        range.setEnd(text, text.textContent.length)
+        const last = range.getBoundingClientRect()
+        const box = pre.getBoundingClientRect()
+        const inside = last.top >= box.top && last.bottom <= box.bottom + 1 && last.right <= box.right + 1
+        return pre.scrollWidth <= pre.clientWidth && pre.scrollHeight > pre.clientHeight && inside ? 'end in view' : `not: ${JSON.stringify({ last, box, sw: pre.scrollWidth, cw: pre.clientWidth })}`
+      }),
+    )
+    .toBe('end in view')
 
   // The tail as shown and the count it claims, read together while the input grows.
   const readTail = () =>
@@ -360,14 +377,14 @@ test('big_input: typing stays responsive while 200 KiB of tool input streams, an
   await expect(messageBox(page)).toHaveValue(typed)
   await expect(operatorMessages(page)).toHaveCount(1)
 
-  // Each tail shown was exactly the last 4,096 characters of the input that had come by then.
+  // Each tail shown was exactly the last 2,048 characters of the input that had come by then.
   const input = toolsOf(storedReply((await daemonState(page)).messages))[0]!.input
   expect(input.length).toBe(BIG_INPUT_BYTES)
   const counted = (note: string) => Number(/of ([\d,]+) characters/.exec(note)?.[1]?.replace(/,/g, '') ?? Number.NaN)
   for (const shown of [early, late]) {
     const total = counted(shown.note)
-    expect(shown.code).toHaveLength(4096)
-    expect(shown.code).toBe(input.slice(total - 4096, total))
+    expect(shown.code).toHaveLength(2048)
+    expect(shown.code).toBe(input.slice(total - 2048, total))
   }
   expect(counted(late.note)).toBeGreaterThan(counted(early.note))
 })

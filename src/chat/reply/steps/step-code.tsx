@@ -8,7 +8,11 @@ export type StepCodeProps = {
   code: string
   /** What the code is written in (`json`, `ts`, …); undefined: plain text. */
   tag: string | undefined
-  /** False while the text is still being written: it stays plain, so a growing input costs one text node per delta. */
+  /**
+   * False while the text is still being written: it stays plain, so a growing input costs one text
+   * node per delta, and wraps with its end in view (the newest characters, not the first of a line
+   * thousands of characters long).
+   */
   complete: boolean
 }
 
@@ -24,7 +28,7 @@ export function StepCode({ code, tag, complete }: StepCodeProps) {
   const lines = useHighlight(code, language, complete, seen)
   return (
     // Focusable, so the keyboard can scroll a long input or output.
-    <pre ref={ref} className="step-code" tabIndex={0} data-language={language ?? 'text'} data-highlighted={lines !== undefined}>
+    <pre ref={ref} className="step-code" tabIndex={0} data-language={language ?? 'text'} data-highlighted={lines !== undefined} data-writing={complete ? undefined : ''}>
       <code>
         <CodeLines code={code} lines={lines} />
       </code>
