@@ -7,7 +7,7 @@
  * Pure rules, no I/O: what a read covers, how it merges into what is held, where the gaps are and
  * what to read for one, what a refresh re-reads, and what is let go.
  */
-import type { Message, MessagePage } from '../wire/types'
+import type { Message, MessagePage, PageQuery } from '../wire/types'
 import { isActive } from '../wire/status'
 
 /** The newest page, and every page read for a gap: enough to fill a tall window several times. */
@@ -61,7 +61,7 @@ export type Gap = {
 export type Read = { messages: readonly Message[]; lo: number; hi: number; skipped: number }
 
 /** The parameters of one page read. */
-export type PageRequest = { limit?: number; before?: number; after?: number }
+export type PageRequest = PageQuery
 
 const seqOf = (m: Message): number => m.seq ?? Number.POSITIVE_INFINITY
 /** By seq, stand-ins (no seq) last; a stable sort keeps equals in the order given. */

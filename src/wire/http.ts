@@ -20,6 +20,7 @@ import {
   type DecisionReceipt,
   type Message,
   type MessagePage,
+  type PageQuery,
   type RegenerateReceipt,
   type Run,
   type SearchHit,
@@ -138,7 +139,7 @@ export function createDaemonClient({
     /** A page of history by `seq`: the newest `limit`, the `limit` before `before`, or those after `after` (all of them without a limit). */
     async listMessagesPage(
       sessionId: string,
-      page: { limit?: number; before?: number; after?: number },
+      page: PageQuery,
       signal?: AbortSignal,
     ): Promise<MessagePage> {
       const endpoint = 'GET /sessions/:sid/messages?limit'

@@ -4,7 +4,7 @@
  * on the page, so a stream read in the worker fails exactly as one read on the page would.
  */
 import { MalformedPayloadError, RefusalError, RunEnded, StreamFailure, TransportError } from './errors'
-import type { MessagePage, RunStatus, StreamFrame } from './types'
+import type { MessagePage, PageQuery, RunStatus, StreamFrame } from './types'
 import type { LinkState, TerminalFrame } from './events'
 import type { StreamTrees } from '../markdown/stream-trees'
 
@@ -22,12 +22,12 @@ type FollowRequest = {
 }
 
 /** Read one page of a session's history (`GET …/messages?limit…`); `id` names it as a follow's does. */
-export type PageRequest = {
+export type PageReadRequest = {
   type: 'page'
   id: number
   baseUrl: string
   sessionId: string
-  page: { limit?: number; before?: number; after?: number }
+  page: PageQuery
 }
 
 /**
@@ -36,7 +36,7 @@ export type PageRequest = {
  */
 type InputNotice = { type: 'input'; agoMs: number }
 
-export type ToWorker = FollowRequest | PageRequest | { type: 'abort'; id: number } | InputNotice
+export type ToWorker = FollowRequest | PageReadRequest | { type: 'abort'; id: number } | InputNotice
 
 /** A failure, as data. */
 export type WireFailure =

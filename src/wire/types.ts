@@ -274,6 +274,9 @@ export type ToolDecision = (typeof TOOL_DECISIONS)[number]
 export const decisionReceiptSchema = z.object({ tool_call_id: id, status: z.enum(TOOL_STATUSES) })
 export type DecisionReceipt = z.infer<typeof decisionReceiptSchema>
 
+/** Which page of history to read: the newest `limit`, the `limit` before `before`, or those after `after`. */
+export type PageQuery = { limit?: number; before?: number; after?: number }
+
 /** A page of history (`?limit=N`, with `before` or `after`): messages oldest first, and whether more lie beyond. */
 export type MessagePage = { messages: Message[]; has_more: boolean; skipped: number }
 const searchHitSchema = z.object({ message_id: id, seq: z.number(), snippet: z.string() })

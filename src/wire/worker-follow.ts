@@ -14,7 +14,7 @@
  */
 import { abortedBy, followRun, type FollowRunOptions, type TerminalFrame } from './events'
 import type { DaemonClock } from './clock'
-import { fromFailure, type FromWorker, type PageRequest, type ToWorker } from './stream-protocol'
+import { fromFailure, type FromWorker, type PageReadRequest, type ToWorker } from './stream-protocol'
 import type { HostInput } from './stream-worker-host'
 import type { StreamTrees } from '../markdown/stream-trees'
 import type { DaemonClient } from './http'
@@ -185,7 +185,7 @@ export function createWorkerFollow({ spawn, baseUrl, daemonClock, fallback = fol
       const onPage = () => fallback(sessionId, page, signal).then(resolve, reject)
       let sent = false
       try {
-        sent = slot.send({ kind: 'page', resolve, reject, detach, onPage }, (given): PageRequest => {
+        sent = slot.send({ kind: 'page', resolve, reject, detach, onPage }, (given): PageReadRequest => {
           id = given
           return { type: 'page', id, baseUrl, sessionId, page }
         })
