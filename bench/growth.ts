@@ -6,6 +6,7 @@
  * figures) instead of failing the run: a client that reads whole sessions is expected to miss
  * some of these until it reads pages.
  */
+import { writeFileSync } from 'node:fs'
 import type { Browser } from '@playwright/test'
 import { openPage, sleep, withTimeout, type BenchPage } from './browser'
 import { HISTORY_MARKER, ORIGIN_MARKER } from './content'
@@ -114,12 +115,13 @@ async function workersHeap(p: BenchPage): Promise<{ mb: number; count: number } 
  * function as it first runs and again as it gets hot, and keeps the result: a heap figure after
  * a first pass over new code paths includes it, whatever the page lets go of its data.
  */
-async function compiledCodeMB(p: BenchPage): Promise<number | undefined> {
+async function compiledCodeMB(p: BenchPage, savePath?: string): Promise<number | undefined> {
   const chunks: string[] = []
   const onChunk = (event: { chunk: string }) => chunks.push(event.chunk)
   p.cdp.on('HeapProfiler.addHeapSnapshotChunk', onChunk)
   try {
     await withTimeout(p.cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false }), 60_000, 'a heap snapshot')
+    if (savePath) writeFileSync(savePath, chunks.join(''))
     const snapshot = JSON.parse(chunks.join('')) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[] }
     const { node_fields: fields, node_types: [types] } = snapshot.snapshot.meta
     const typeAt = fields.indexOf('type')
@@ -244,13 +246,15 @@ async function find(p: BenchPage, daemon: FakeDaemon, capMs: number): Promise<Gr
 /** From the newest message to the very first and back, jumping as a dragged scrollbar does, letting each page land. */
 async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings): Promise<GrowthResult> {
   /** The page's heap after GC (its main thread's and its workers'), with the main thread's compiled code and the workers' part. */
-  const measured = async () => {
+  // A traced run keeps the snapshots beside its trace, for bench/heap-growth.ts.
+  const measured = async (label: string) => {
     const [main, workers] = [await heapAfterGc(p), await workersHeap(p)]
     const heap = main === undefined || workers === undefined ? undefined : main + workers.mb
-    return { heap, code: await compiledCodeMB(p), workers: workers?.mb, workerCount: workers?.count }
+    const savePath = settings.tracePath?.replace(/\.json$/, `-scroll-${label}.heapsnapshot`)
+    return { heap, code: await compiledCodeMB(p, savePath), workers: workers?.mb, workerCount: workers?.count }
   }
   await p.quiet(500, 10_000)
-  const { heap: heapBeforeMB, code: codeBeforeMB, workers: workersBeforeMB, workerCount: workersBefore } = await measured()
+  const { heap: heapBeforeMB, code: codeBeforeMB, workers: workersBeforeMB, workerCount: workersBefore } = await measured('before')
   await p.page.evaluate(scrollWatchInstall)
   const viewport = p.page.viewportSize()
   if (viewport) await p.page.mouse.move(viewport.width / 2, viewport.height / 2)
@@ -286,16 +290,16 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
   // Frames over 50 ms, whether one long task made them or several short ones: what the eye sees as a stall.
   const longFrames = win.longFrames.map((f) => f.duration)
   /** The heap after GC and its compiled code, once the page has settled after a trip. */
-  const settled = async () => {
+  const settled = async (label: string) => {
     await sleep(300)
     await p.quiet(500, 10_000)
-    return measured()
+    return measured(label)
   }
-  const { heap: heapAfterMB, code: codeAfterMB, workers: workersAfterMB, workerCount: workersAfter } = await settled()
+  const { heap: heapAfterMB, code: codeAfterMB, workers: workersAfterMB, workerCount: workersAfter } = await settled('after')
   // The same trip again: what the engine compiled for the first stays compiled, and a page that
   // lets go of what it read ends the second where it ended the first.
   await trip()
-  const { heap: heapAfterSecondMB, code: codeAfterSecondMB } = await settled()
+  const { heap: heapAfterSecondMB, code: codeAfterSecondMB } = await settled('after-second')
   // Every growth in points of per cent of the heap before the first trip. The code the scroll
   // compiled on the main thread is one part of it and the workers' heaps another; the rest is what
   // the page's own data (and the engine's other objects) account for.

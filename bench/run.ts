@@ -9,7 +9,8 @@
  *   npm run bench -- --runs 5 --only stream20,history --no-build --save-baseline
  *   npm run bench -- --report bench/baseline.json   the tables of saved results, medians re-taken
  *   npm run bench -- --report bench/results.json --save-baseline   promote saved results to the baseline
- *   npm run bench -- --only stream20 --runs 1 --trace   Chrome traces in bench/.out/traces (see trace-summary.ts)
+ *   npm run bench -- --only stream20 --runs 1 --trace   Chrome traces in bench/.out/traces (see trace-summary.ts); the
+ *     growth scenarios' heap snapshots before and after the scroll beside them (see heap-growth.ts)
  *   npm run bench -- --only stream20 --subjects rebound,peerThrottled   some subjects only (no ratio without the throttled peer)
  *   npm run bench -- --only growth      the session sizes of issue 29 (session1k, session10k, session100k, session100kSteps)
  *   npm run bench -- --only agent       the agent-step scenarios (steps, stepsTyping, stepsHistory)
@@ -791,7 +792,8 @@ async function main() {
 
   if (opts.build) {
     log('building the production app into bench/.out/app')
-    viteBuild(['--outDir', APP_DIR, '--emptyOutDir', '--logLevel', 'warn'])
+    // A traced run's source maps (not referenced from the code, which is the same) place the heap's compiled code (bench/heap-growth.ts).
+    viteBuild(['--outDir', APP_DIR, '--emptyOutDir', '--logLevel', 'warn', ...(opts.trace ? ['--sourcemap', 'hidden'] : [])])
     log('building the peer into bench/.out/peer')
     viteBuild(['--config', join(BENCH, 'peer', 'vite.config.ts')])
     log('building the floor page into bench/.out/floor')

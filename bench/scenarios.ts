@@ -370,7 +370,13 @@ export async function historyRun(
 }
 
 async function expandRun(p: BenchPage): Promise<ExpandResult> {
-  const armed = await p.page.evaluate(armExpand, { label: EARLIER_LABEL })
+  // The scroll test ends at the bottom as soon as it is there; the page of history under it may
+  // still be landing (read again after it was let go on the way up), its rows not yet drawn.
+  let armed = await p.page.evaluate(armExpand, { label: EARLIER_LABEL })
+  for (const until = Date.now() + 10_000; !armed && Date.now() < until; ) {
+    await p.quiet(300, 2_000)
+    armed = await p.page.evaluate(armExpand, { label: EARLIER_LABEL })
+  }
   if (!armed) throw new Error('no "Earlier versions (n)" or "n earlier versions" button with aria-expanded=false in the DOM near the end of the history')
   await p.quiet(500, 10_000)
   await p.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))))
