@@ -136,7 +136,7 @@ const mapFor = (url: string) => {
 const code = new Map<string, number>()
 let codeTotal = 0
 let unplaced = 0
-let unmapped = false
+const unmapped = new Set<string>()
 for (let i = 0; i < after.count; i++) {
   if (after.name(i) !== 'system / Code' || !isNew(i)) continue
   let bytes = after.size(i)
@@ -149,8 +149,9 @@ for (let i = 0; i < after.count; i++) {
     continue
   }
   const map = at.url ? mapFor(at.url) : undefined
-  if (!map) unmapped = true
-  const key = map ? sourceOf(originalPositionFor(map, { line: at.line + 1, column: at.column }).source) : `${basename(at.url) || '(script)'} (no source map)`
+  if (at.url && !map) unmapped.add(basename(at.url))
+  // A script with no URL is code evaluated into the page: the bench's probe, Playwright's own.
+  const key = map ? sourceOf(originalPositionFor(map, { line: at.line + 1, column: at.column }).source) : at.url ? `${basename(at.url)} (no source map)` : '(evaluated: the probe, Playwright)'
   code.set(key, (code.get(key) ?? 0) + bytes)
 }
 
@@ -160,7 +161,7 @@ for (const [heap, slot] of [[before, 0], [after, 1]] as const) for (let i = 0; i
 console.log(`compiled code: ${kb(allCode[0] ?? 0)} → ${kb(allCode[1] ?? 0)}; new Code objects and their instructions ${kb(codeTotal)}, by the source of the function they run:`)
 for (const [key, bytes] of [...code].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${kb(bytes).padStart(10)}  ${key}`)
 console.log(`  ${kb(unplaced).padStart(10)}  (no closure: baseline code on a function's shared info, regular expressions)`)
-if (unmapped) console.log('  (some scripts have no source map beside them: build with --sourcemap hidden, as --trace does)')
+if (unmapped.size) console.log(`  (no source map beside ${[...unmapped].join(', ')}: a traced run builds them, with --sourcemap hidden)`)
 
 // Data: each new object on the nearest object that was already there, named by that object's own place.
 const placeOf = (i: number, hops: number) => {
