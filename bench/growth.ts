@@ -121,8 +121,9 @@ async function compiledCodeMB(p: BenchPage, savePath?: string): Promise<number |
   p.cdp.on('HeapProfiler.addHeapSnapshotChunk', onChunk)
   try {
     await withTimeout(p.cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false }), 60_000, 'a heap snapshot')
-    if (savePath) writeFileSync(savePath, chunks.join(''))
-    const snapshot = JSON.parse(chunks.join('')) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[] }
+    const text = chunks.join('')
+    if (savePath) writeFileSync(savePath, text)
+    const snapshot = JSON.parse(text) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[] }
     const { node_fields: fields, node_types: [types] } = snapshot.snapshot.meta
     const typeAt = fields.indexOf('type')
     const sizeAt = fields.indexOf('self_size')
@@ -245,8 +246,10 @@ async function find(p: BenchPage, daemon: FakeDaemon, capMs: number): Promise<Gr
 
 /** From the newest message to the very first and back, jumping as a dragged scrollbar does, letting each page land. */
 async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings): Promise<GrowthResult> {
-  /** The page's heap after GC (its main thread's and its workers'), with the main thread's compiled code and the workers' part. */
-  // A traced run keeps the snapshots beside its trace, for bench/heap-growth.ts.
+  /**
+   * The page's heap after GC (its main thread's and its workers'), with the main thread's compiled
+   * code and the workers' part. A traced run keeps the snapshot beside its trace, for bench/heap-growth.ts.
+   */
   const measured = async (label: string) => {
     const [main, workers] = [await heapAfterGc(p), await workersHeap(p)]
     const heap = main === undefined || workers === undefined ? undefined : main + workers.mb

@@ -155,10 +155,14 @@ for (let i = 0; i < after.count; i++) {
   code.set(key, (code.get(key) ?? 0) + bytes)
 }
 
-const allCode = [0, 0]
-for (const [heap, slot] of [[before, 0], [after, 1]] as const) for (let i = 0; i < heap.count; i++) if (heap.type(i) === 'code') allCode[slot] = (allCode[slot] ?? 0) + heap.size(i)
+/** What DevTools calls "Compiled code": the bytes of every `code` node. */
+const codeBytes = (heap: Heap) => {
+  let bytes = 0
+  for (let i = 0; i < heap.count; i++) if (heap.type(i) === 'code') bytes += heap.size(i)
+  return bytes
+}
 
-console.log(`compiled code: ${kb(allCode[0] ?? 0)} → ${kb(allCode[1] ?? 0)}; new Code objects and their instructions ${kb(codeTotal)}, by the source of the function they run:`)
+console.log(`compiled code: ${kb(codeBytes(before))} → ${kb(codeBytes(after))}; new Code objects and their instructions ${kb(codeTotal)}, by the source of the function they run:`)
 for (const [key, bytes] of [...code].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${kb(bytes).padStart(10)}  ${key}`)
 console.log(`  ${kb(unplaced).padStart(10)}  (no closure: baseline code on a function's shared info, regular expressions)`)
 if (unmapped.size) console.log(`  (no source map beside ${[...unmapped].join(', ')}: a traced run builds them, with --sourcemap hidden)`)
