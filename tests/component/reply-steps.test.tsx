@@ -6,13 +6,14 @@ import { INPUT_TAIL_CHARS } from '../../src/thread/steps'
 import { renderWithProviders } from './harness'
 import { renderInLanguage } from './markdown-helpers'
 
-// Every render of a tool's input or output, counted, so a test can tell which steps a delta re-rendered.
-const codeRenders = vi.hoisted(() => ({ count: 0 }))
+// Every render of a tool's input or output, counted, so a test can tell which steps a delta re-rendered; and the last one's props.
+const codeRenders = vi.hoisted(() => ({ count: 0, last: undefined as { highlight?: boolean | undefined } | undefined }))
 vi.mock('../../src/chat/reply/steps/step-code', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/chat/reply/steps/step-code')>()
   return {
     StepCode: (props: Parameters<typeof original.StepCode>[0]) => {
       codeRenders.count += 1
+      codeRenders.last = props
       return original.StepCode(props)
     },
   }
@@ -226,6 +227,25 @@ describe('a tool call', () => {
     expect(toolToggle()).toHaveTextContent(/Running\s*3 s/)
     await act(() => vi.advanceTimersByTimeAsync(60_000))
     expect(toolToggle()).toHaveTextContent(/Running\s*1 min 3 s/)
+  })
+
+  it('highlights a running tool’s input only once it has run a second', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: T0 + 200 })
+    const running = tool({ status: 'running', ended_at: undefined, output: undefined })
+    renderWithProviders(<AgentReply message={reply([running], { status: 'streaming' })} />)
+    const input = () => document.querySelector('.step-code')!
+    expect(input()).toHaveAttribute('data-language', 'json')
+    expect(input().textContent).toBe('{\n  "query": "deploy timeout",\n  "limit": 5\n}')
+    expect(codeRenders.last?.highlight).toBe(false)
+    await act(() => vi.advanceTimersByTimeAsync(799))
+    expect(codeRenders.last?.highlight).toBe(false)
+    expect(input()).toHaveAttribute('data-highlighted', 'false')
+    await act(() => vi.advanceTimersByTimeAsync(1))
+    expect(codeRenders.last?.highlight).toBe(true)
+    vi.useRealTimers()
+    await settleHighlighting()
+    expect(input().querySelector('span[style]')).not.toBeNull()
+    expect(input().textContent).toBe('{\n  "query": "deploy timeout",\n  "limit": 5\n}')
   })
 
   it('is open when it failed, with its error worded from the code, in English and Chinese', () => {

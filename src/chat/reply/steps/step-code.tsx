@@ -14,6 +14,8 @@ export type StepCodeProps = {
    * thousands of characters long).
    */
   complete: boolean
+  /** False holds off highlighting complete code (plain meanwhile): a tool that has just started running. */
+  highlight?: boolean
 }
 
 /**
@@ -21,11 +23,11 @@ export type StepCodeProps = {
  * renderer's highlighter (Shiki tokens as React elements, never HTML) once complete and seen. Code
  * past the highlighter's own limit stays plain.
  */
-export function StepCode({ code, tag, complete }: StepCodeProps) {
+export function StepCode({ code, tag, complete, highlight = true }: StepCodeProps) {
   const language = resolveLanguage(tag)
   const ref = useRef<HTMLPreElement>(null)
-  const seen = useSeen(ref, complete && language !== undefined && !isHighlighted(code, language))
-  const lines = useHighlight(code, language, complete, seen)
+  const seen = useSeen(ref, complete && highlight && language !== undefined && !isHighlighted(code, language))
+  const lines = useHighlight(code, language, complete && highlight, seen)
   return (
     // Focusable, so the keyboard can scroll a long input or output.
     <pre ref={ref} className="step-code" tabIndex={0} data-language={language ?? 'text'} data-highlighted={lines !== undefined} data-writing={complete ? undefined : ''}>

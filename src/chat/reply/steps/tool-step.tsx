@@ -2,7 +2,7 @@ import { memo, useCallback, useId, useMemo, useState, type ReactNode } from 'rea
 import { useTranslation } from '../../../i18n/use-translation'
 import { describeDuration, formatBytes, formatCount, type DurationRounding } from '../../../i18n/number-format'
 import { CopyButton } from '../../../markdown/copy-button'
-import { nextSecondIn, shownToolInput, shownToolOutput, toolDurationMs, toolOpenByDefault, utf8Length } from '../../../thread/steps'
+import { nextSecondIn, shownToolInput, shownToolOutput, toolDurationMs, toolOpenByDefault, utf8Length, type ShownCode } from '../../../thread/steps'
 import { isToolEnded } from '../../../wire/status'
 import type { ToolPart } from '../../../wire/types'
 import type { LiveToolPart } from '../../../live/parts'
@@ -62,15 +62,37 @@ function ToolTime({ part, now }: { part: ToolPart; now: number | undefined }) {
   return ms === undefined ? null : <Duration ms={ms} rounding="tenths" />
 }
 
+/**
+ * How long a tool runs before its input is highlighted. Most tools end sooner, and fold as they
+ * end: highlighting their input (up to INPUT_HEAD_CHARS of it, thousands of coloured spans) would
+ * be drawn for a moment and thrown away. One that runs longer is read while it runs, in colour.
+ */
+const HIGHLIGHT_RUNNING_AFTER_MS = 1_000
+
+/**
+ * A running tool's complete input on the runtime's clock: plain until the tool has run
+ * HIGHLIGHT_RUNNING_AFTER_MS (a tool found running after a reload usually has), then highlighted;
+ * one tick turns it on.
+ */
+function RunningInputCode({ shown, startedAt }: { shown: ShownCode; startedAt: number }) {
+  const { clock } = useChatRuntime()
+  // `started_at` is the daemon's time; placed on the browser's clock, as the elapsed time is.
+  const from = clock.fromDaemon(startedAt)
+  const nextTickIn = useCallback((at: number) => (at - from < HIGHLIGHT_RUNNING_AFTER_MS ? HIGHLIGHT_RUNNING_AFTER_MS - (at - from) : null), [from])
+  useTicker(nextTickIn)
+  return <StepCode code={shown.text} tag={shown.tag} complete highlight={clock.now() - from >= HIGHLIGHT_RUNNING_AFTER_MS} />
+}
+
 /** The whole output, once asked for. */
 type FullOutput = { state: 'idle' } | { state: 'loading' } | { state: 'loaded'; text: string } | { state: 'failed'; error: unknown }
 
 /** A tool's input: the tail of one being written, the head of a long complete one until the operator asks for all of it. */
-function ToolInput({ part }: { part: ToolPart }) {
+function ToolInput({ part, now }: { part: ToolPart; now: number | undefined }) {
   const { t, i18n } = useTranslation()
   const lng = i18n.language
   const [whole, setWhole] = useState(false)
   const writing = part.status === 'input'
+  const running = part.status === 'running'
   const shown = useMemo(() => shownToolInput(part.input, part.status, whole), [part.input, part.status, whole])
   return (
     <div className="step__section">
@@ -89,7 +111,11 @@ function ToolInput({ part }: { part: ToolPart }) {
           </button>
         </div>
       ) : null}
-      <StepCode code={shown.text} tag={shown.tag} complete={!writing} />
+      {running && now === undefined ? (
+        <RunningInputCode shown={shown} startedAt={part.started_at} />
+      ) : (
+        <StepCode code={shown.text} tag={shown.tag} complete={!writing} highlight={!running || (now !== undefined && now - part.started_at >= HIGHLIGHT_RUNNING_AFTER_MS)} />
+      )}
     </div>
   )
 }
@@ -169,7 +195,7 @@ export const ToolStep = memo(function ToolStep({ part, runId, earlier, now, onLo
       {part.status === 'failed' ? <FailureNotice error={part.error} className="failure step__failure" /> : null}
       {open ? (
         <div id={bodyId} className="step__body">
-          <ToolInput part={part} />
+          <ToolInput part={part} now={now} />
           <ToolOutput part={part} full={full} onLoad={load} />
         </div>
       ) : null}
