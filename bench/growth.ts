@@ -27,7 +27,7 @@ export type GrowthSettings = {
   findCapMs: number
   /** Find with the app's find bar too (Rebound); the peer and the floor only open. */
   find: boolean
-  /** Scroll to the first message and back too (Rebound, and the floor as the least a page holds after it); the peer only opens. */
+  /** Scroll to the first message and back too (Rebound, and the floors as the least a page, and a React page, holds after it); the peer only opens. */
   scroll: boolean
   /** A Chrome trace of the open (navigation to the last message painted and a second of quiet) into this file. */
   tracePath?: string

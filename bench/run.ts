@@ -80,8 +80,8 @@ const SCENARIO_SUBJECTS: Record<BrowserScenario, readonly SubjectKey[]> = {
   stepsHistory: ['rebound', 'peerDefault', 'peerThrottled'],
   session1k: ['rebound', 'peerThrottled'],
   session10k: ['rebound', 'peerThrottled'],
-  session100k: ['rebound', 'floor'],
-  session100kSteps: ['rebound', 'floor'],
+  session100k: ['rebound', 'floor', 'floorReact'],
+  session100kSteps: ['rebound', 'floor', 'floorReact'],
 }
 
 type Options = {
@@ -226,13 +226,50 @@ const uptime = () => {
 }
 
 /** The machine's CPU counters (Linux /proc/stat, all cores): total and stolen jiffies. */
-function cpuCounters(): { total: number; steal: number } | undefined {
+function cpuCounters(): { total: number; steal: number; idle: number } | undefined {
   try {
     const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
-    return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 }
+    // user nice system idle iowait irq softirq steal …: idle and iowait are time no one used.
+    return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] ?? 0, idle: (fields[3] ?? 0) + (fields[4] ?? 0) }
   } catch {
     return undefined
   }
+}
+
+/** The machine's CPU in use between two readings (all cores, every process), in percent. */
+function loadPct(from: ReturnType<typeof cpuCounters>, to: ReturnType<typeof cpuCounters>): number | undefined {
+  if (!from || !to || to.total <= from.total) return undefined
+  return Math.round((1 - (to.idle - from.idle) / (to.total - from.total)) * 1000) / 10
+}
+
+/** A quarter-second window of the machine under this share of its CPU counts as quiet. */
+const QUIET_LOAD_PCT = 15
+/** Windows in a row that must be quiet before a run starts. */
+const QUIET_WINDOWS = 2
+/** Longest wait for quiet; a run after it starts anyway, and says how loaded the machine was. */
+const QUIET_CAP_MS = 20_000
+
+/**
+ * Waits until the machine is quiet before a measured run: a subject before it (the peer, whose
+ * page lags its stream by tens of seconds) can leave a renderer tearing down, a garbage
+ * collection or the daemon's buffers draining for seconds after its page closed, and on two
+ * cores that work takes its share from whichever page runs next. Returns how long it waited and
+ * the load of the last window.
+ */
+async function waitForQuiet(): Promise<{ waitedMs: number; loadPct: number | undefined }> {
+  const started = Date.now()
+  let quiet = 0
+  let load: number | undefined
+  let last = cpuCounters()
+  if (!last) return { waitedMs: 0, loadPct: undefined }
+  while (quiet < QUIET_WINDOWS && Date.now() - started < QUIET_CAP_MS) {
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    const now = cpuCounters()
+    load = loadPct(last, now)
+    last = now
+    quiet = load !== undefined && load < QUIET_LOAD_PCT ? quiet + 1 : 0
+  }
+  return { waitedMs: Date.now() - started, loadPct: load }
 }
 
 /**
@@ -376,6 +413,9 @@ async function runBrowserScenario(
   for (let i = 1; i <= runs; i++) {
     for (const subject of subjects) {
       if (interrupted) throw new Error('interrupted')
+      const settled = await waitForQuiet()
+      if (settled.loadPct === undefined || settled.loadPct >= QUIET_LOAD_PCT || settled.waitedMs > 1000)
+        log(`${name} ${subject.label} run ${i}/${runs}: waited ${(settled.waitedMs / 1000).toFixed(1)} s for a quiet machine (load ${settled.loadPct ?? 'n/a'}%)`)
       const started = Date.now()
       const counters = cpuCounters()
       let outcome: RunOutcome<Record<string, unknown>>
@@ -815,6 +855,11 @@ async function main() {
     browser = undefined
     daemon = undefined
   }
+  const startAll = async () => {
+    daemon = await startFakeDaemon({ appDir: APP_DIR, peerDir: PEER_DIR, floorDir: FLOOR_DIR })
+    browser = await withTimeout(launchBrowser(), 60_000, 'Chromium to start')
+    chromiumVersion = browser.version()
+  }
   const onSignal = () => {
     interrupted = true
     log('interrupted: closing the browser and the fake daemon')
@@ -842,10 +887,8 @@ async function main() {
 
   try {
     if (needsBrowser) {
-      daemon = await startFakeDaemon({ appDir: APP_DIR, peerDir: PEER_DIR, floorDir: FLOOR_DIR })
-      browser = await withTimeout(launchBrowser(), 60_000, 'Chromium to start')
-      chromiumVersion = browser.version()
-      log(`Chromium ${chromiumVersion}; Rebound on ${daemon.reboundUrl}, peer on ${daemon.peerUrl}`)
+      await startAll()
+      log(`Chromium ${chromiumVersion}; Rebound on ${daemon!.reboundUrl}, peer on ${daemon!.peerUrl}`)
     }
     const d = () => daemon as FakeDaemon
     const b = () => browser as Browser
@@ -863,6 +906,7 @@ async function main() {
       const warm = { events: textEvents(replyDeltas(size.warmupDeltas)), rate: size.rate, firstTokenMs: 50, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }
       for (const s of SUBJECTS.filter((x) => browserScenarios.some((k) => subjectsOf(k).includes(x)))) {
         if (interrupted) throw new Error('interrupted')
+        if (s.pagesOnly) continue
         const started = Date.now()
         await streamRun(b(), d(), s, shortHistory, warm)
           .then(() => log(`warm-up ${s.label}: ${((Date.now() - started) / 1000).toFixed(1)} s (not measured)`))
@@ -870,12 +914,23 @@ async function main() {
       }
     }
 
-    const scenario = (key: BrowserScenario, once: (s: Subject, trace: { tracePath?: string }) => Promise<Record<string, unknown>>) =>
-      runBrowserScenario(key, opts.runs, subjectsOf(key), FIGURES[key], async (s, i) => {
+    // Every scenario after the first gets a browser and a fake daemon of its own. One Chromium
+    // through the whole benchmark carried what every earlier page left in it (the peer's
+    // 10,000-message pages above all) into the later scenarios: the steps stream, measured fifth,
+    // read 1.68× the text stream in a full run, 1.2–1.3× in browsers that had run little else, and
+    // 1.39× in the full run with a browser per scenario (bench/README.md, "Drives").
+    let scenariosStarted = 0
+    const scenario = async (key: BrowserScenario, once: (s: Subject, trace: { tracePath?: string }) => Promise<Record<string, unknown>>) => {
+      if (scenariosStarted++ > 0) {
+        await closeAll()
+        await startAll()
+      }
+      return runBrowserScenario(key, opts.runs, subjectsOf(key), FIGURES[key], async (s, i) => {
         const r = await once(s, opts.trace ? { tracePath: join(OUT, 'traces', `${key}-${s.key}-${i}.json`) } : {})
         noteUnexpected()
         return r
       })
+    }
     const typing = { text: size.typing, delayMs: size.typingDelayMs }
 
     if (opts.only.has('stream20'))
@@ -908,7 +963,7 @@ async function main() {
           scrollCapMs: size.growthScrollCapMs,
           findCapMs: size.findCapMs,
           find: s.key === 'rebound',
-          scroll: s.key === 'rebound' || s.key === 'floor',
+          scroll: s.key === 'rebound' || s.key === 'floor' || s.key === 'floorReact',
         }),
       )
     }

@@ -14,13 +14,15 @@ import { textEvents, type ReplyEvent } from './steps'
 import { armExpand, countRows, expandPosition, scrollTest, type LongFrame } from './page-probe'
 import { intervals, percentile, round } from './stats'
 
-export type SubjectKey = 'rebound' | 'peerDefault' | 'peerThrottled' | 'floor'
+export type SubjectKey = 'rebound' | 'peerDefault' | 'peerThrottled' | 'floor' | 'floorReact'
 
 export type Subject = {
   key: SubjectKey
   label: string
   path: string
   origin: 'rebound' | 'peer'
+  /** Only opens long sessions (no stream to warm up on). */
+  pagesOnly?: true
 }
 
 /**
@@ -33,6 +35,8 @@ export const SUBJECTS: Subject[] = [
   { key: 'peerDefault', label: 'peer (defaults)', path: '/', origin: 'peer' },
   { key: 'peerThrottled', label: 'peer (throttle 50)', path: '/?throttle=50', origin: 'peer' },
   { key: 'floor', label: 'floor (bare page)', path: '/floor/', origin: 'rebound' },
+  // The long-session floor drawn by React (bench/floor/react-pages.ts): how much of a scroll's heap a React page starts from.
+  { key: 'floorReact', label: 'floor with React', path: '/floor/react-pages.html', origin: 'rebound', pagesOnly: true },
 ]
 
 export type StreamSettings = {

@@ -11,11 +11,12 @@ export default defineConfig({
     emptyOutDir: true,
     // Chromium has module preloading; the polyfill would be a chunk of its own, shared by both pages.
     modulePreload: { polyfill: false },
-    // Two pages: the stream read (index.html) and a long session read in pages (pages.html).
+    // Three pages: the stream read (index.html), a long session read in pages (pages.html), and the same drawn by React (react-pages.html).
     rolldownOptions: {
       input: {
         stream: fileURLToPath(new URL('./index.html', import.meta.url)),
         pages: fileURLToPath(new URL('./pages.html', import.meta.url)),
+        reactPages: fileURLToPath(new URL('./react-pages.html', import.meta.url)),
       },
     },
   },
