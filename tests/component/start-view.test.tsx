@@ -7,11 +7,18 @@
 import { screen, within } from '@testing-library/react'
 import { http, HttpResponse } from 'msw'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { prefetchReplyParts } from '../../src/chat/reply/steps/lazy-reply-parts'
 import { advance, advanceUntil, createSession, installFakeClock, startMockDaemonForFile } from './harness'
 import { expectIdempotent } from './send-helpers'
 import { expectFocusOn, listedTitles, renderAppAt, requestLines, sessionLink, sessionPath, user, wordsOf } from './session-helpers'
 
 const { daemon, server } = startMockDaemonForFile()
+
+// The first screen asks for the reply's steps chunk at idle, before any reply exists.
+vi.mock('../../src/chat/reply/steps/lazy-reply-parts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/chat/reply/steps/lazy-reply-parts')>()
+  return { ...original, prefetchReplyParts: vi.fn(original.prefetchReplyParts) }
+})
 
 beforeEach(() => installFakeClock())
 afterEach(() => {
@@ -28,9 +35,11 @@ describe.each(['en', 'zh'] as const)('the first screen (%s)', (lng) => {
   const box = () => screen.getByRole('textbox', { name: t('composer.label') })
 
   it('is ready to type: the message box has the focus, and nothing is created before Enter', async () => {
+    vi.mocked(prefetchReplyParts).mockClear()
     await renderAppAt('/', lng)
     expect(screen.getByRole('heading', { name: t('start.heading') })).toBeInTheDocument()
     expect(screen.getByText(t('start.hint'))).toBeInTheDocument()
+    expect(prefetchReplyParts).toHaveBeenCalled()
     expectFocusOn(box(), 'the message box')
     await user().keyboard('Half a thought')
     await advance(1_000)
