@@ -196,6 +196,23 @@ export function reasoningDurationMs(parts: readonly Part[], index: number, think
   return parts.findIndex((part) => part.type === 'reasoning') === index ? Math.max(0, endedAt - startedAt) : undefined
 }
 
+/**
+ * How long a tool runs before its input is highlighted. Most tools end sooner, and fold as they
+ * end: highlighting their input (up to INPUT_HEAD_CHARS of it, thousands of coloured spans) would
+ * be drawn for a moment and thrown away. One that runs longer is read while it runs, in colour.
+ */
+export const HIGHLIGHT_RUNNING_AFTER_MS = 1_000
+
+/** Whether a tool's complete input is highlighted, `ranMs` after the tool started: at once unless it is running, then once it has run HIGHLIGHT_RUNNING_AFTER_MS. */
+export function highlightsInput(status: ToolStatus, ranMs: number): boolean {
+  return status !== 'running' || ranMs >= HIGHLIGHT_RUNNING_AFTER_MS
+}
+
+/** Milliseconds until a running tool that has run `ranMs` has its input highlighted; null once it has. */
+export function inputHighlightIn(ranMs: number): number | null {
+  return highlightsInput('running', ranMs) ? null : HIGHLIGHT_RUNNING_AFTER_MS - ranMs
+}
+
 /** Milliseconds until a clock that has run `elapsedMs` shows its next whole second. */
 export function nextSecondIn(elapsedMs: number): number {
   if (!Number.isFinite(elapsedMs) || elapsedMs < 0) return 1000

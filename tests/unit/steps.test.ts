@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest'
 import {
   INPUT_HEAD_CHARS,
   INPUT_TAIL_CHARS,
+  highlightsInput,
+  HIGHLIGHT_RUNNING_AFTER_MS,
+  inputHighlightIn,
   livePartIndex,
   nextSecondIn,
   reasoningDurationMs,
@@ -49,6 +52,22 @@ describe('which steps show open', () => {
     expect(reasoningOpenByDefault(true, false)).toBe(true)
     expect(reasoningOpenByDefault(false, false)).toBe(false)
     expect(reasoningOpenByDefault(true, true)).toBe(false)
+  })
+})
+
+describe('when a tool’s input is highlighted', () => {
+  it('highlights at once unless the tool is running', () => {
+    expect(TOOL_STATUSES.filter((status) => !highlightsInput(status, 0))).toEqual(['running'])
+  })
+
+  it('highlights a running tool’s input once it has run a second, and says when that is', () => {
+    expect(HIGHLIGHT_RUNNING_AFTER_MS).toBe(1_000)
+    expect(highlightsInput('running', 999)).toBe(false)
+    expect(highlightsInput('running', 1_000)).toBe(true)
+    expect(inputHighlightIn(200)).toBe(800)
+    expect(inputHighlightIn(999)).toBe(1)
+    expect(inputHighlightIn(1_000)).toBeNull()
+    expect(inputHighlightIn(60_000)).toBeNull()
   })
 })
 

@@ -2,7 +2,7 @@ import { memo, useCallback, useId, useMemo, useState, type ReactNode } from 'rea
 import { useTranslation } from '../../../i18n/use-translation'
 import { describeDuration, formatBytes, formatCount, type DurationRounding } from '../../../i18n/number-format'
 import { CopyButton } from '../../../markdown/copy-button'
-import { nextSecondIn, shownToolInput, shownToolOutput, toolDurationMs, toolOpenByDefault, utf8Length, type ShownCode } from '../../../thread/steps'
+import { highlightsInput, inputHighlightIn, nextSecondIn, shownToolInput, shownToolOutput, toolDurationMs, toolOpenByDefault, utf8Length, type ShownCode } from '../../../thread/steps'
 import { isToolEnded } from '../../../wire/status'
 import type { ToolPart } from '../../../wire/types'
 import type { LiveToolPart } from '../../../live/parts'
@@ -63,24 +63,17 @@ function ToolTime({ part, now }: { part: ToolPart; now: number | undefined }) {
 }
 
 /**
- * How long a tool runs before its input is highlighted. Most tools end sooner, and fold as they
- * end: highlighting their input (up to INPUT_HEAD_CHARS of it, thousands of coloured spans) would
- * be drawn for a moment and thrown away. One that runs longer is read while it runs, in colour.
- */
-const HIGHLIGHT_RUNNING_AFTER_MS = 1_000
-
-/**
- * A running tool's complete input on the runtime's clock: plain until the tool has run
- * HIGHLIGHT_RUNNING_AFTER_MS (a tool found running after a reload usually has), then highlighted;
- * one tick turns it on.
+ * A running tool's complete input on the runtime's clock: plain until the tool has run long enough
+ * (highlightsInput; a tool found running after a reload usually has), then highlighted; one tick
+ * turns it on.
  */
 function RunningInputCode({ shown, startedAt }: { shown: ShownCode; startedAt: number }) {
   const { clock } = useChatRuntime()
   // `started_at` is the daemon's time; placed on the browser's clock, as the elapsed time is.
   const from = clock.fromDaemon(startedAt)
-  const nextTickIn = useCallback((at: number) => (at - from < HIGHLIGHT_RUNNING_AFTER_MS ? HIGHLIGHT_RUNNING_AFTER_MS - (at - from) : null), [from])
+  const nextTickIn = useCallback((at: number) => inputHighlightIn(at - from), [from])
   useTicker(nextTickIn)
-  return <StepCode code={shown.text} tag={shown.tag} complete highlight={clock.now() - from >= HIGHLIGHT_RUNNING_AFTER_MS} />
+  return <StepCode code={shown.text} tag={shown.tag} complete highlight={highlightsInput('running', clock.now() - from)} />
 }
 
 /** The whole output, once asked for. */
@@ -114,7 +107,7 @@ function ToolInput({ part, now }: { part: ToolPart; now: number | undefined }) {
       {running && now === undefined ? (
         <RunningInputCode shown={shown} startedAt={part.started_at} />
       ) : (
-        <StepCode code={shown.text} tag={shown.tag} complete={!writing} highlight={!running || (now !== undefined && now - part.started_at >= HIGHLIGHT_RUNNING_AFTER_MS)} />
+        <StepCode code={shown.text} tag={shown.tag} complete={!writing} highlight={highlightsInput(part.status, now === undefined ? 0 : now - part.started_at)} />
       )}
     </div>
   )
