@@ -844,21 +844,25 @@ async function main() {
   const scenarios: Results['scenarios'] = {}
   if (opts.only.has('bundle')) scenarios.bundle = measureBundle(APP_DIR)
 
-  const browserScenarios = (Object.keys(SCENARIO_SUBJECTS) as BrowserScenario[]).filter((k) => opts.only.has(k))
-  const needsBrowser = browserScenarios.length > 0
-  let browser: Browser | undefined
+  /** The browser of each subject in the scenario being run. */
+  let browsers = new Map<SubjectKey, Browser>()
   let daemon: FakeDaemon | undefined
   let chromiumVersion: string | undefined
   const closeAll = async () => {
-    await browser?.close().catch(() => undefined)
+    await Promise.all([...browsers.values()].map((x) => x.close().catch(() => undefined)))
     await daemon?.close().catch(() => undefined)
-    browser = undefined
+    browsers = new Map()
     daemon = undefined
   }
-  const startAll = async () => {
-    daemon = await startFakeDaemon({ appDir: APP_DIR, peerDir: PEER_DIR, floorDir: FLOOR_DIR })
-    browser = await withTimeout(launchBrowser(), 60_000, 'Chromium to start')
-    chromiumVersion = browser.version()
+  const startAll = async (subjects: readonly Subject[]) => {
+    const started = await startFakeDaemon({ appDir: APP_DIR, peerDir: PEER_DIR, floorDir: FLOOR_DIR })
+    daemon = started
+    for (const s of subjects) {
+      const launched = await withTimeout(launchBrowser(), 60_000, 'Chromium to start')
+      browsers.set(s.key, launched)
+      chromiumVersion ??= launched.version()
+    }
+    return started
   }
   const onSignal = () => {
     interrupted = true
@@ -883,15 +887,17 @@ async function main() {
     session100k: generatedSession({ size: size.sessions.session100k }),
     session100kSteps: generatedSession({ size: size.sessions.session100kSteps, steps: true }),
   }
+  /** What a pages-only subject's warm-up opens. */
+  const warmSession = generatedSession({ size: 200, seed: 7 })
   const unexpected = new Map<string, number>()
 
   try {
-    if (needsBrowser) {
-      await startAll()
-      log(`Chromium ${chromiumVersion}; Rebound on ${daemon!.reboundUrl}, peer on ${daemon!.peerUrl}`)
-    }
     const d = () => daemon as FakeDaemon
-    const b = () => browser as Browser
+    const b = (s: Subject) => {
+      const found = browsers.get(s.key)
+      if (!found) throw new Error(`no browser for ${s.label}`)
+      return found
+    }
     const noteUnexpected = () => {
       for (const r of d().unexpected) {
         const key = `${r.subject} ${r.method} ${r.path} → ${r.status}`
@@ -902,7 +908,7 @@ async function main() {
 
     // The first run in a browser is the slowest (cold disk cache, Chromium's first compile of each
     // bundle), and a fresh browser stays slower for every run in it: each subject that takes part
-    // in a scenario runs once, unmeasured, in that scenario's browser before any figure is taken.
+    // in a scenario runs once, unmeasured, in its own browser before any figure is taken.
     // With the warm-up in the first browser alone, the 100,000-message session (a browser of its
     // own) opened in 702–769 ms against 482–511 in a browser that had had it.
     const warmUp = async (key: BrowserScenario) => {
@@ -910,25 +916,30 @@ async function main() {
       const warm = { events: textEvents(replyDeltas(size.warmupDeltas)), rate: size.rate, firstTokenMs: 50, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }
       for (const s of subjectsOf(key)) {
         if (interrupted) throw new Error('interrupted')
-        if (s.pagesOnly) continue
         const started = Date.now()
-        await streamRun(b(), d(), s, shortHistory, warm)
+        // A page that only opens long sessions (the React floor) opens a short one.
+        const run = s.pagesOnly
+          ? growthRun(b(s), d(), s, warmSession, { loadTimeoutMs: 60_000, scrollSteps: 1, scrollCapMs: 5_000, findCapMs: 1_000, find: false, scroll: false })
+          : streamRun(b(s), d(), s, shortHistory, warm)
+        await run
           .then(() => log(`${key}: warm-up ${s.label}: ${((Date.now() - started) / 1000).toFixed(1)} s (not measured)`))
           .catch((error: unknown) => log(`${key}: warm-up ${s.label} failed (not counted): ${error instanceof Error ? error.message : String(error)}`))
       }
     }
 
-    // Every scenario after the first gets a browser and a fake daemon of its own. One Chromium
-    // through the whole benchmark carried what every earlier page left in it (the peer's
-    // 10,000-message pages above all) into the later scenarios: the steps stream, measured fifth,
-    // read 1.68× the text stream in a full run, 1.2–1.3× in browsers that had run little else, and
-    // 1.39× in the full run with a browser per scenario (bench/README.md, "Drives").
-    let scenariosStarted = 0
+    // Every scenario gets a fake daemon of its own, and each of its subjects a Chromium of its
+    // own. One Chromium through the whole benchmark carried what every earlier page left in it
+    // (the peer's 10,000-message pages above all) into the later scenarios: the steps stream,
+    // measured fifth, read 1.68× the text stream in a full run, 1.2–1.3× in browsers that had run
+    // little else, and 1.39× in the full run with a browser per scenario. A browser per subject
+    // keeps the peers' runs of the 2 MiB steps stream out of Rebound's browser too (Rebound's
+    // figures moved within their spread: bench/README.md, "Drives").
+    let announced = false
     const scenario = async (key: BrowserScenario, once: (s: Subject, trace: { tracePath?: string }) => Promise<Record<string, unknown>>) => {
-      if (scenariosStarted++ > 0) {
-        await closeAll()
-        await startAll()
-      }
+      await closeAll()
+      const started = await startAll(subjectsOf(key))
+      if (!announced) log(`Chromium ${chromiumVersion}; Rebound on ${started.reboundUrl}, peer on ${started.peerUrl}`)
+      announced = true
       await warmUp(key)
       return runBrowserScenario(key, opts.runs, subjectsOf(key), FIGURES[key], async (s, i) => {
         const r = await once(s, opts.trace ? { tracePath: join(OUT, 'traces', `${key}-${s.key}-${i}.json`) } : {})
@@ -939,19 +950,19 @@ async function main() {
     const typing = { text: size.typing, delayMs: size.typingDelayMs }
 
     if (opts.only.has('stream20'))
-      scenarios.stream20 = await scenario('stream20', (s, t) => streamRun(b(), d(), s, shortHistory, { ...stream, ...t, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }))
+      scenarios.stream20 = await scenario('stream20', (s, t) => streamRun(b(s), d(), s, shortHistory, { ...stream, ...t, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }))
     if (opts.only.has('stream10k'))
-      scenarios.stream10k = await scenario('stream10k', (s, t) => streamRun(b(), d(), s, longHistory, { ...stream, ...t, loadTimeoutMs: 240_000, finalCapMs: FINAL_CAP_MS }))
+      scenarios.stream10k = await scenario('stream10k', (s, t) => streamRun(b(s), d(), s, longHistory, { ...stream, ...t, loadTimeoutMs: 240_000, finalCapMs: FINAL_CAP_MS }))
     if (opts.only.has('history'))
-      scenarios.history = await scenario('history', (s, t) => historyRun(b(), d(), s, longHistory, { loadTimeoutMs: 240_000, scrollSteps: size.scrollSteps, ...t }))
+      scenarios.history = await scenario('history', (s, t) => historyRun(b(s), d(), s, longHistory, { loadTimeoutMs: 240_000, scrollSteps: size.scrollSteps, ...t }))
     if (opts.only.has('typing'))
-      scenarios.typing = await scenario('typing', (s, t) => streamRun(b(), d(), s, shortHistory, { ...stream, ...t, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }, typing))
+      scenarios.typing = await scenario('typing', (s, t) => streamRun(b(s), d(), s, shortHistory, { ...stream, ...t, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }, typing))
     if (opts.only.has('steps'))
-      scenarios.steps = await scenario('steps', (s, t) => streamRun(b(), d(), s, shortHistory, { ...stepsStream, ...t, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }))
+      scenarios.steps = await scenario('steps', (s, t) => streamRun(b(s), d(), s, shortHistory, { ...stepsStream, ...t, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }))
     if (opts.only.has('stepsTyping'))
-      scenarios.stepsTyping = await scenario('stepsTyping', (s, t) => streamRun(b(), d(), s, shortHistory, { ...stepsStream, ...t, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }, typing))
+      scenarios.stepsTyping = await scenario('stepsTyping', (s, t) => streamRun(b(s), d(), s, shortHistory, { ...stepsStream, ...t, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }, typing))
     if (opts.only.has('stepsHistory'))
-      scenarios.stepsHistory = await scenario('stepsHistory', (s, t) => historyRun(b(), d(), s, stepsHistory, { loadTimeoutMs: 240_000, scrollSteps: size.scrollSteps, ...t }))
+      scenarios.stepsHistory = await scenario('stepsHistory', (s, t) => historyRun(b(s), d(), s, stepsHistory, { loadTimeoutMs: 240_000, scrollSteps: size.scrollSteps, ...t }))
     for (const key of GROWTH_KEYS) {
       if (!opts.only.has(key)) continue
       const source = sessions[key]
@@ -961,7 +972,7 @@ async function main() {
       log(`${key}: ${source.label}, ${source.length.toLocaleString('en-US')} messages on the wire, search index made in ${((Date.now() - indexed) / 1000).toFixed(1)} s`)
       const large = size.sessions[key] > 10_000
       scenarios[key] = await scenario(key, (s, t) =>
-        growthRun(b(), d(), s, source, {
+        growthRun(b(s), d(), s, source, {
           ...t,
           loadTimeoutMs: opts.quick ? 60_000 : s.key === 'rebound' ? (large ? 180_000 : 120_000) : 240_000,
           scrollSteps: size.growthScrollSteps,
