@@ -52,14 +52,19 @@ export function formatBytes(bytes: number, lng: string): string {
   return numberFormat(lng, `${BYTE_UNITS[unit]}.${digits}`, { style: 'unit', unit: BYTE_UNITS[unit], unitDisplay: 'short', maximumFractionDigits: digits }).format(value)
 }
 
+/** Below this a cost shows four places, from it cents. */
+const CENTS_FROM_USD = 0.5
+
 /**
- * A cost in US dollars, as the daemon reports it: cents from a dollar up ("$1.25"), up to four
- * places below it, where most replies cost, so $0.0123 does not read "$0.01" and a fraction of a
- * cent does not read "$0.00" ("$0.0032", "$0.50"); zh "US$0.0032".
+ * A cost in US dollars, as the daemon reports it: cents from half a dollar up ("$0.50", "$1.25"),
+ * four places below it, where most replies and steps cost, so $0.0123 does not read "$0.01" and
+ * a fraction of a cent does not read "$0.00". Always four there, so costs shown together read at
+ * one precision ("$0.0070" beside "$0.0149", not "$0.007"); nothing spent is "$0.00". zh "US$0.0032".
  */
 export function formatUsd(usd: number, lng: string): string {
   const value = Number.isFinite(usd) && usd > 0 ? usd : 0
-  return numberFormat(lng, value < 1 ? 'usd.4' : 'usd.2', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: value < 1 ? 4 : 2 }).format(value)
+  const places = value > 0 && value < CENTS_FROM_USD ? 4 : 2
+  return numberFormat(lng, `usd.${places}`, { style: 'currency', currency: 'USD', minimumFractionDigits: places, maximumFractionDigits: places }).format(value)
 }
 
 /**
@@ -93,7 +98,7 @@ export function describeDuration(t: TFunction, lng: string, ms: number, rounding
 export function warmNumberFormats(lng: string): void {
   formatCount(0, lng)
   secondsFormat(lng)
-  formatUsd(0.5, lng)
+  formatUsd(0.25, lng)
   formatUsd(2, lng)
   formatBytes(1, lng)
   for (let unit = 1; unit <= BYTE_UNITS.length; unit++) {

@@ -320,8 +320,9 @@ test('big_input: typing stays responsive while 200 KiB of tool input streams, an
   await expect(toggleOf(step)).toHaveAttribute('aria-expanded', 'true')
   const tailNote = step.getByText(/^Still being written: the last 2,048 of [\d,]+ characters\.$/)
   await expect(tailNote).toBeVisible()
-  // Wrapped, with its newest characters in view: the box does not scroll sideways, and the last
-  // character shown lies inside the box.
+  // Wrapped, with its newest characters in view: the box does not scroll sideways, the last
+  // character shown lies inside the box, and the line at the top of the box is a whole one (the
+  // box is a whole number of lines tall).
   await expect
     .poll(() =>
       step.locator('.step-code').evaluate((pre) => {
@@ -333,7 +334,13 @@ test('big_input: typing stays responsive while 200 KiB of tool input streams, an
         const last = range.getBoundingClientRect()
         const box = pre.getBoundingClientRect()
         const inside = last.top >= box.top && last.bottom <= box.bottom + 1 && last.right <= box.right + 1
-        return pre.scrollWidth <= pre.clientWidth && pre.scrollHeight > pre.clientHeight && inside ? 'end in view' : `not: ${JSON.stringify({ last, box, sw: pre.scrollWidth, cw: pre.clientWidth })}`
+        range.setStart(text, 0)
+        const top = box.top + pre.clientTop
+        const topLine = [...range.getClientRects()].find((line) => line.bottom > top + 0.5)
+        const whole = topLine !== undefined && topLine.top >= top - 0.5
+        return pre.scrollWidth <= pre.clientWidth && pre.scrollHeight > pre.clientHeight && inside && whole
+          ? 'end in view'
+          : `not: ${JSON.stringify({ last, box, topLine, sw: pre.scrollWidth, cw: pre.clientWidth })}`
       }),
     )
     .toBe('end in view')

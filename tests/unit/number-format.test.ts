@@ -40,15 +40,23 @@ describe('formatBytes', () => {
 })
 
 describe('formatUsd', () => {
-  it('shows cents from a dollar up, and up to four places below it', () => {
+  it('shows cents from half a dollar up, and four places below it', () => {
     expect(formatUsd(1.25, 'en')).toBe('$1.25')
     expect(formatUsd(1.23456, 'en')).toBe('$1.23')
     expect(formatUsd(0.0123, 'en')).toBe('$0.0123')
     expect(formatUsd(0.01234, 'en')).toBe('$0.0123')
     expect(formatUsd(0.5, 'en')).toBe('$0.50')
+    expect(formatUsd(0.99, 'en')).toBe('$0.99')
     expect(formatUsd(0.0032, 'en')).toBe('$0.0032')
     expect(formatUsd(0, 'en')).toBe('$0.00')
     expect(formatUsd(1234.5, 'en')).toBe('$1,234.50')
+  })
+
+  it('shows costs under half a dollar at one precision, trailing zeros kept', () => {
+    expect(formatUsd(0.007, 'en')).toBe('$0.0070')
+    expect(formatUsd(0.0149, 'en')).toBe('$0.0149')
+    expect(formatUsd(0.25, 'en')).toBe('$0.2500')
+    expect(formatUsd(0.00001, 'en')).toBe('$0.0000')
   })
 
   it('names the dollar unambiguously in Chinese', () => {
