@@ -398,7 +398,7 @@ const RETRY_FIGURES: Figure[] = [
 
 type ScenarioResults = Partial<Record<SubjectKey, SubjectRuns<Record<string, unknown>>>>
 
-/** Set by SIGINT/SIGTERM: no further run starts while the browser and the daemon are closed. */
+/** Set by SIGINT/SIGTERM: no further run starts while the browsers and the daemon are closed. */
 let interrupted = false
 
 async function runBrowserScenario(
@@ -849,15 +849,19 @@ async function main() {
   let daemon: FakeDaemon | undefined
   let chromiumVersion: string | undefined
   const closeAll = async () => {
-    await Promise.all([...browsers.values()].map((x) => x.close().catch(() => undefined)))
-    await daemon?.close().catch(() => undefined)
+    // Taken before the wait, so a browser launched meanwhile is the next close's.
+    const closing = [...browsers.values()]
+    const closingDaemon = daemon
     browsers = new Map()
     daemon = undefined
+    await Promise.all(closing.map((x) => x.close().catch(() => undefined)))
+    await closingDaemon?.close().catch(() => undefined)
   }
   const startAll = async (subjects: readonly Subject[]) => {
     const started = await startFakeDaemon({ appDir: APP_DIR, peerDir: PEER_DIR, floorDir: FLOOR_DIR })
     daemon = started
     for (const s of subjects) {
+      if (interrupted) throw new Error('interrupted')
       const launched = await withTimeout(launchBrowser(), 60_000, 'Chromium to start')
       browsers.set(s.key, launched)
       chromiumVersion ??= launched.version()
@@ -866,7 +870,7 @@ async function main() {
   }
   const onSignal = () => {
     interrupted = true
-    log('interrupted: closing the browser and the fake daemon')
+    log('interrupted: closing the browsers and the fake daemon')
     void closeAll().finally(() => process.exit(130))
   }
   process.once('SIGINT', onSignal)
@@ -914,11 +918,13 @@ async function main() {
     const warmUp = async (key: BrowserScenario) => {
       if (!opts.warmup) return
       const warm = { events: textEvents(replyDeltas(size.warmupDeltas)), rate: size.rate, firstTokenMs: 50, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }
+      // The long sessions' subjects open a short session, on the page their runs open (the floor's
+      // paged page, not its stream page); the others stream a short reply.
+      const opens = (GROWTH_KEYS as readonly string[]).includes(key)
       for (const s of subjectsOf(key)) {
         if (interrupted) throw new Error('interrupted')
         const started = Date.now()
-        // A page that only opens long sessions (the React floor) opens a short one.
-        const run = s.pagesOnly
+        const run = opens
           ? growthRun(b(s), d(), s, warmSession, { loadTimeoutMs: 60_000, scrollSteps: 1, scrollCapMs: 5_000, findCapMs: 1_000, find: false, scroll: false })
           : streamRun(b(s), d(), s, shortHistory, warm)
         await run
@@ -936,6 +942,8 @@ async function main() {
     // figures moved within their spread: bench/README.md, "Drives").
     let announced = false
     const scenario = async (key: BrowserScenario, once: (s: Subject, trace: { tracePath?: string }) => Promise<Record<string, unknown>>) => {
+      // No subject chosen takes part (say `--only history --subjects floor`): nothing to start.
+      if (subjectsOf(key).length === 0) return {}
       await closeAll()
       const started = await startAll(subjectsOf(key))
       if (!announced) log(`Chromium ${chromiumVersion}; Rebound on ${started.reboundUrl}, peer on ${started.peerUrl}`)

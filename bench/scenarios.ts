@@ -21,8 +21,6 @@ export type Subject = {
   label: string
   path: string
   origin: 'rebound' | 'peer'
-  /** Only opens long sessions (no stream to warm up on). */
-  pagesOnly?: true
 }
 
 /**
@@ -36,7 +34,7 @@ export const SUBJECTS: Subject[] = [
   { key: 'peerThrottled', label: 'peer (throttle 50)', path: '/?throttle=50', origin: 'peer' },
   { key: 'floor', label: 'floor (bare page)', path: '/floor/', origin: 'rebound' },
   // The long-session floor drawn by React (bench/floor/react-pages.ts): how much of a scroll's heap a React page starts from.
-  { key: 'floorReact', label: 'floor with React', path: '/floor/react-pages.html', origin: 'rebound', pagesOnly: true },
+  { key: 'floorReact', label: 'floor with React', path: '/floor/react-pages.html', origin: 'rebound' },
 ]
 
 export type StreamSettings = {
