@@ -891,7 +891,7 @@ async function main() {
     session100k: generatedSession({ size: size.sessions.session100k }),
     session100kSteps: generatedSession({ size: size.sessions.session100kSteps, steps: true }),
   }
-  /** What a pages-only subject's warm-up opens. */
+  /** What every subject's warm-up opens in the long-session scenarios. */
   const warmSession = generatedSession({ size: 200, seed: 7 })
   const unexpected = new Map<string, number>()
 
@@ -915,13 +915,13 @@ async function main() {
     // in a scenario runs once, unmeasured, in its own browser before any figure is taken.
     // With the warm-up in the first browser alone, the 100,000-message session (a browser of its
     // own) opened in 702–769 ms against 482–511 in a browser that had had it.
-    const warmUp = async (key: BrowserScenario) => {
+    const warmUp = async (key: BrowserScenario, subjects: readonly Subject[]) => {
       if (!opts.warmup) return
       const warm = { events: textEvents(replyDeltas(size.warmupDeltas)), rate: size.rate, firstTokenMs: 50, loadTimeoutMs: 120_000, finalCapMs: FINAL_CAP_MS }
       // The long sessions' subjects open a short session, on the page their runs open (the floor's
       // paged page, not its stream page); the others stream a short reply.
       const opens = (GROWTH_KEYS as readonly string[]).includes(key)
-      for (const s of subjectsOf(key)) {
+      for (const s of subjects) {
         if (interrupted) throw new Error('interrupted')
         const started = Date.now()
         const run = opens
@@ -943,13 +943,14 @@ async function main() {
     let announced = false
     const scenario = async (key: BrowserScenario, once: (s: Subject, trace: { tracePath?: string }) => Promise<Record<string, unknown>>) => {
       // No subject chosen takes part (say `--only history --subjects floor`): nothing to start.
-      if (subjectsOf(key).length === 0) return {}
+      const subjects = subjectsOf(key)
+      if (subjects.length === 0) return {}
       await closeAll()
-      const started = await startAll(subjectsOf(key))
+      const started = await startAll(subjects)
       if (!announced) log(`Chromium ${chromiumVersion}; Rebound on ${started.reboundUrl}, peer on ${started.peerUrl}`)
       announced = true
-      await warmUp(key)
-      return runBrowserScenario(key, opts.runs, subjectsOf(key), FIGURES[key], async (s, i) => {
+      await warmUp(key, subjects)
+      return runBrowserScenario(key, opts.runs, subjects, FIGURES[key], async (s, i) => {
         const r = await once(s, opts.trace ? { tracePath: join(OUT, 'traces', `${key}-${s.key}-${i}.json`) } : {})
         noteUnexpected()
         return r
