@@ -54,16 +54,20 @@ export function formatBytes(bytes: number, lng: string): string {
 
 /** Below this a cost shows four places, from it cents. */
 const CENTS_FROM_USD = 0.5
+/** The least cost four places show: anything spent below it reads "< $0.0001", not "$0.0000". */
+const LEAST_SHOWN_USD = 0.0001
 
 /**
  * A cost in US dollars, as the daemon reports it: cents from half a dollar up ("$0.50", "$1.25"),
  * four places below it, where most replies and steps cost, so $0.0123 does not read "$0.01" and
  * a fraction of a cent does not read "$0.00". Always four there, so costs shown together read at
- * one precision ("$0.0070" beside "$0.0149", not "$0.007"); nothing spent is "$0.00". zh "US$0.0032".
+ * one precision ("$0.0070" beside "$0.0149", not "$0.007"); nothing spent is "$0.00", and a cost
+ * that rounds to no ten-thousandth "< $0.0001" (something was spent). zh "US$0.0032".
  */
 export function formatUsd(usd: number, lng: string): string {
   const value = Number.isFinite(usd) && usd > 0 ? usd : 0
   const places = value > 0 && value < CENTS_FROM_USD ? 4 : 2
+  if (value > 0 && value < LEAST_SHOWN_USD / 2) return `< ${formatUsd(LEAST_SHOWN_USD, lng)}`
   return numberFormat(lng, `usd.${places}`, { style: 'currency', currency: 'USD', minimumFractionDigits: places, maximumFractionDigits: places }).format(value)
 }
 

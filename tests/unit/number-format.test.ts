@@ -56,7 +56,14 @@ describe('formatUsd', () => {
     expect(formatUsd(0.007, 'en')).toBe('$0.0070')
     expect(formatUsd(0.0149, 'en')).toBe('$0.0149')
     expect(formatUsd(0.25, 'en')).toBe('$0.2500')
-    expect(formatUsd(0.00001, 'en')).toBe('$0.0000')
+  })
+
+  it('says a cost too small for four places was more than nothing', () => {
+    expect(formatUsd(0.00001, 'en')).toBe('< $0.0001')
+    expect(formatUsd(0.000049, 'en')).toBe('< $0.0001')
+    expect(formatUsd(0.00005, 'en')).toBe('$0.0001')
+    expect(formatUsd(0.00001, 'zh')).toBe('< US$0.0001')
+    expect(formatUsd(0, 'en')).toBe('$0.00')
   })
 
   it('names the dollar unambiguously in Chinese', () => {
