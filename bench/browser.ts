@@ -8,8 +8,11 @@ import { chromium, type Browser, type BrowserContext, type CDPSession, type Page
 import { CHROMIUM, CHROMIUM_ARGS } from '../tests/setup/chromium'
 import { installProbe, probeClock, probeRearm, probeWindow, type MarkerSighting } from './page-probe'
 
-/** Launches headless Chromium, or throws an error that says how to get it. */
-export async function launchBrowser(): Promise<Browser> {
+/**
+ * Launches headless Chromium, or throws an error that says how to get it. `jsFlags` go to V8 as
+ * they are (`--js-flags`): a diagnosis of the engine's share of a figure, never the product's figures.
+ */
+export async function launchBrowser(jsFlags?: string): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `${CHROMIUM} is missing. The benchmark drives Debian's Chromium (Playwright's own browser download is not reachable): ` +
@@ -27,6 +30,7 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-renderer-backgrounding',
       '--disable-background-timer-throttling',
       '--disable-backgrounding-occluded-windows',
+      ...(jsFlags ? [`--js-flags=${jsFlags}`] : []),
     ],
   })
 }

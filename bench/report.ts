@@ -90,10 +90,11 @@ export function scenarioTable(opts: {
 }
 
 /** The budgets as a Markdown table; in quick mode nothing is judged. */
-export function budgetTable(budgets: Budget[], judged: boolean): string {
+/** The budgets and whether each holds; `unjudged` says why a run's figures are not judged (a quick run, V8's flags changed). */
+export function budgetTable(budgets: Budget[], unjudged: string | undefined): string {
   const lines = ['### Budgets', '', '| scenario | budget | Rebound | floor (Rebound ÷ floor) | holds |', '| --- | --- | ---: | ---: | :---: |']
   for (const b of budgets) {
-    const verdict = !judged ? 'not judged (--quick)' : b.holds === undefined ? 'n/a' : b.holds ? 'yes' : '**no**'
+    const verdict = unjudged ? `not judged (${unjudged})` : b.holds === undefined ? 'n/a' : b.holds ? 'yes' : '**no**'
     lines.push(`| ${b.scenario} | ${b.name} | ${b.value} | ${b.floor ?? '—'} | ${verdict} |`)
   }
   return lines.join('\n')

@@ -15,6 +15,8 @@
  *   npm run bench -- --only growth      the session sizes of issue 29 (session1k, session10k, session100k, session100kSteps)
  *   npm run bench -- --only agent       the agent-step scenarios (steps, stepsTyping, stepsHistory)
  *   npm run bench -- --no-warmup        no unmeasured run of each subject before the measured ones
+ *   npm run bench -- --only session100k --js-flags '--no-sparkplug --no-maglev --no-turbofan'
+ *     V8's flags for every browser: what of a figure is the engine's (here its compiled code); nothing judged
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
@@ -95,6 +97,8 @@ type Options = {
   trace: boolean
   subjects: Set<SubjectKey>
   warmup: boolean
+  /** V8's flags for every browser (`--js-flags`): a diagnosis, so no budget is judged. */
+  jsFlags?: string
 }
 
 function parseArgs(argv: string[]): Options {
@@ -124,6 +128,7 @@ function parseArgs(argv: string[]): Options {
       opts.only = new Set(names as ScenarioKey[])
     } else if (arg === '--no-build') opts.build = false
     else if (arg === '--no-warmup') opts.warmup = false
+    else if (arg === '--js-flags') opts.jsFlags = value()
     else if (arg === '--out') opts.out = value()
     else if (arg === '--save-baseline') opts.saveBaseline = true
     else if (arg === '--report') opts.report = value()
@@ -476,6 +481,8 @@ type Settings = ReturnType<typeof sizes> & {
   firstTokenMs: number
   replyCharacters: number
   longHistoryWithSuperseded: number
+  /** V8's flags the browsers ran with (`--js-flags`); absent for the product's own figures. */
+  jsFlags?: string
   /** The steps reply: events in all, and of them tool input deltas. */
   stepsEvents?: number
   stepsInputDeltas?: number
@@ -796,9 +803,12 @@ function print(results: Results, baseline: Results | undefined, note: string) {
   ]
   const unexpected = Object.entries(results.unexpectedRequests ?? {})
   const unexpectedLines = unexpected.length ? ['', `Requests the fake daemon does not serve: ${unexpected.map(([k, c]) => `${k} ×${c}`).join('; ')}`] : []
-  console.log([...header, ...unexpectedLines, '', ...tables.flatMap((t) => [t, '']), budgetTable(budgets, results.mode !== 'quick'), '', note].join('\n'))
+  console.log([...header, ...unexpectedLines, '', ...tables.flatMap((t) => [t, '']), budgetTable(budgets, unjudged(results)), '', note].join('\n'))
   return budgets
 }
+
+/** Why a run's budgets are not judged: a quick run's figures are too short, a run with V8's flags changed is not the product's. */
+const unjudged = (results: Results) => (results.mode === 'quick' ? '--quick' : results.settings.jsFlags ? `--js-flags ${results.settings.jsFlags}` : undefined)
 
 /** --report FILE: the medians re-taken from the raw runs (with today's figures), and the tables. */
 function report(file: string, baseline: Results | undefined) {
@@ -862,7 +872,7 @@ async function main() {
     daemon = started
     for (const s of subjects) {
       if (interrupted) throw new Error('interrupted')
-      const launched = await withTimeout(launchBrowser(), 60_000, 'Chromium to start')
+      const launched = await withTimeout(launchBrowser(opts.jsFlags), 60_000, 'Chromium to start')
       browsers.set(s.key, launched)
       chromiumVersion ??= launched.version()
     }
@@ -947,7 +957,7 @@ async function main() {
       if (subjects.length === 0) return {}
       await closeAll()
       const started = await startAll(subjects)
-      if (!announced) log(`Chromium ${chromiumVersion}; Rebound on ${started.reboundUrl}, peer on ${started.peerUrl}`)
+      if (!announced) log(`Chromium ${chromiumVersion}${opts.jsFlags ? ` with --js-flags="${opts.jsFlags}"` : ''}; Rebound on ${started.reboundUrl}, peer on ${started.peerUrl}`)
       announced = true
       await warmUp(key, subjects)
       return runBrowserScenario(key, opts.runs, subjects, FIGURES[key], async (s, i) => {
@@ -1054,12 +1064,14 @@ async function main() {
       stepsInputDeltas: steps.events.filter((e) => e.event === 'tool_input').length,
       sessionLengths: Object.fromEntries(GROWTH_KEYS.map((k) => [k, sessions[k].length])),
       stepsHistoryLength: stepsHistory.length,
+      ...(opts.jsFlags ? { jsFlags: opts.jsFlags } : {}),
     },
     unexpectedRequests: Object.fromEntries(unexpected),
+    ...(opts.jsFlags ? { notes: [`Chromium ran with --js-flags="${opts.jsFlags}": a diagnosis of V8's share of each figure, not the product's figures`] } : {}),
     scenarios,
   }
   const { budgets } = describe(results, baseline)
-  results.budgets = budgets.map((b) => ({ ...b, holds: opts.quick ? null : (b.holds ?? null) }))
+  results.budgets = budgets.map((b) => ({ ...b, holds: unjudged(results) ? null : (b.holds ?? null) }))
   writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`)
   if (opts.saveBaseline) writeFileSync(baselinePath, `${JSON.stringify(results, null, 2)}\n`)
   print(results, baseline, `Written to ${opts.out}${opts.saveBaseline ? ` and ${baselinePath}` : ''}.`)
