@@ -397,10 +397,13 @@ function bigInputSteps(agent: Agent): Step[] {
   return agent.done()
 }
 
-/** `long_tool:S`: a command that runs S seconds before its result. */
+/**
+ * `long_tool:S`: a command that runs S seconds before its result. `run_command` declares it
+ * writes: a command can change anything, whatever this one happens to do.
+ */
 function longToolSteps(agent: Agent, seconds: number): Step[] {
   agent.reason('The test suite will tell; running it takes a while.', '跑一遍测试就知道了，需要一些时间。')
-  const id = agent.call('run_command', 'read', JSON.stringify({ command: 'npm test', timeout_s: Math.ceil(seconds) + 60 }))
+  const id = agent.call('run_command', 'write', JSON.stringify({ command: 'npm test', timeout_s: Math.ceil(seconds) + 60 }))
   agent.modelCall()
   agent.run(id)
   agent.result(id, {

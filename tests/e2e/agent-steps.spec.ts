@@ -439,7 +439,7 @@ test('a reload while a tool runs shows the same steps, the tool still running on
   const before = await shownSteps(agentReplies(page))
   expect(before).toEqual([
     { kind: 'reasoning', summary: expect.stringMatching(thoughtPattern('en')), open: false },
-    { kind: 'tool', name: 'run_command', effect: word('en', 'steps.effect.read'), status: word('en', 'steps.status.running'), state: 'running', time: expect.any(String), open: true },
+    { kind: 'tool', name: 'run_command', effect: word('en', 'steps.effect.write'), status: word('en', 'steps.status.running'), state: 'running', time: expect.any(String), open: true },
   ])
   const elapsedBefore = elapsedSeconds((before[1] as { time: string }).time)
 
@@ -463,7 +463,7 @@ test('a reload while a tool runs shows the same steps, the tool still running on
   const tool = toolsOf(message)[0]!
   expect(await shownSteps(reply)).toEqual([
     { kind: 'reasoning', summary: expect.stringMatching(thoughtPattern('en')), open: false },
-    { kind: 'tool', name: 'run_command', effect: word('en', 'steps.effect.read'), status: word('en', 'steps.status.done'), state: 'done', time: expect.any(String), open: false },
+    { kind: 'tool', name: 'run_command', effect: word('en', 'steps.effect.write'), status: word('en', 'steps.status.done'), state: 'done', time: expect.any(String), open: false },
     { kind: 'text', text: expect.stringContaining('148') },
   ])
   expectDuration('en', await step.locator('.step__duration').innerText(), tool, 1)
@@ -518,7 +518,7 @@ onHttpDaemon('two tabs on one session show the same steps live: the second tab s
   const tool = toolsOf(message)[0]!
   const expected = [
     { kind: 'reasoning', summary: expect.stringMatching(thoughtPattern('en')), open: false },
-    { kind: 'tool', name: 'run_command', effect: word('en', 'steps.effect.read'), status: word('en', 'steps.status.done'), state: 'done', time: expect.any(String), open: false },
+    { kind: 'tool', name: 'run_command', effect: word('en', 'steps.effect.write'), status: word('en', 'steps.status.done'), state: 'done', time: expect.any(String), open: false },
     { kind: 'text', text: expect.stringContaining('148') },
   ]
   const [stepsA, stepsB] = [await shownSteps(replyA), await shownSteps(replyB)]
