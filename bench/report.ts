@@ -89,8 +89,7 @@ export function scenarioTable(opts: {
   return lines.join('\n')
 }
 
-/** The budgets as a Markdown table; in quick mode nothing is judged. */
-/** The budgets and whether each holds; `unjudged` says why a run's figures are not judged (a quick run, V8's flags changed). */
+/** The budgets as a Markdown table and whether each holds; `unjudged` says why a run's figures are not judged (a quick run, V8's flags changed). */
 export function budgetTable(budgets: Budget[], unjudged: string | undefined): string {
   const lines = ['### Budgets', '', '| scenario | budget | Rebound | floor (Rebound ÷ floor) | holds |', '| --- | --- | ---: | ---: | :---: |']
   for (const b of budgets) {
