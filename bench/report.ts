@@ -58,6 +58,19 @@ export function floorCell(rebound: number | undefined, floor: number | undefined
   return `${fmt(floor, digits)}${unit ? ` ${unit}` : ''}${ratio}`
 }
 
+/**
+ * The heap budget's floor cell: the bare floor's growth (and Rebound's ratio to it), and the React
+ * floor's beside it with whether it stays within `limitPct` too. A React page that only draws the
+ * rows keeps the machine code its renders made hot; the budget it misses is out of reach for any
+ * page drawn by React on this engine, and the cell says so where the verdict stands.
+ */
+export function heapFloorCell(rebound: number | undefined, bare: number | undefined, react: number | undefined, limitPct: number): string | undefined {
+  const cell = floorCell(rebound, bare, '%')
+  if (react === undefined) return cell
+  const reactCell = `React floor ${fmt(react)}%${react > limitPct ? ', over the budget too' : ''}`
+  return cell === undefined ? reactCell : `${cell}; ${reactCell}`
+}
+
 /** A Markdown table of one scenario, with the subjects side by side. */
 export function scenarioTable(opts: {
   title: string

@@ -30,7 +30,7 @@ import { buildHistory, replyDeltas } from './content'
 import { startFakeDaemon, type FakeDaemon } from './fake-daemon'
 import { growthRun } from './growth'
 import { generatedSession, listSource, type HistorySource } from './history-source'
-import { atMost, below, budgetTable, field, floorCell, fmt, medians, neverIf, scenarioTable, type Budget, type Figure, type RunOutcome, type SubjectRuns } from './report'
+import { atMost, below, budgetTable, field, floorCell, fmt, heapFloorCell, medians, neverIf, scenarioTable, type Budget, type Figure, type RunOutcome, type SubjectRuns } from './report'
 import { historyRun, streamRun, SUBJECTS, type Subject, type SubjectKey } from './scenarios'
 import { stepsEvents, textEvents } from './steps'
 
@@ -763,7 +763,7 @@ function describe(results: Results, baseline: Results | undefined): { tables: st
         name: 'scroll: heap back within 10%',
         value: `${fmt(g(key, 'heapScrollGrowthPct'))}%, ${fmt(g(key, 'heapScrollGrowthMB'), 2)} MB (compiled code ${fmt(g(key, 'heapScrollCodeGrowthPct'))} points, the workers ${fmt(g(key, 'heapScrollWorkersGrowthPct'))}, the rest ${fmt(g(key, 'heapScrollGrowthRestPct'))}; a second trip ${fmt(g(key, 'heapSecondScrollGrowthPct'))} more, compiled code ${fmt(g(key, 'heapSecondScrollCodeGrowthPct'))} of it)`,
         holds: atMost(g(key, 'heapScrollGrowthPct'), 10),
-        floor: floorCell(g(key, 'heapScrollGrowthPct'), g(key, 'heapScrollGrowthPct', 'floor'), '%'),
+        floor: heapFloorCell(g(key, 'heapScrollGrowthPct'), g(key, 'heapScrollGrowthPct', 'floor'), g(key, 'heapScrollGrowthPct', 'floorReact'), 10),
       },
     )
   }
