@@ -14,6 +14,7 @@ import type { FakeDaemon, RequestLog } from './fake-daemon'
 import type { HistorySource } from './history-source'
 import { countRows, scrollJump, scrollWatchInstall, scrollWhere } from './page-probe'
 import { NO_REPLY, startTrace, stopTrace, type Subject } from './scenarios'
+import { snapshotFigures, type RawSnapshot } from './snapshot-figures'
 import { intervals, percentile } from './stats'
 
 export type GrowthSettings = {
@@ -110,12 +111,14 @@ async function workersHeap(p: BenchPage): Promise<{ mb: number; count: number } 
 }
 
 /**
- * The bytes of V8's compiled code in the page's heap (bytecode, machine code, feedback), from a
- * heap snapshot: the `code` nodes DevTools counts as "Compiled code". The engine compiles a
- * function as it first runs and again as it gets hot, and keeps the result: a heap figure after
- * a first pass over new code paths includes it, whatever the page lets go of its data.
+ * A heap snapshot's figures (snapshot-figures.ts): the bytes of V8's compiled code in the page's
+ * heap (bytecode, machine code, feedback; the `code` nodes DevTools counts as "Compiled code"),
+ * and with `before` (an earlier snapshot's ids), the new data only React's previous render
+ * holds. The engine compiles a function as it first runs and again as it gets hot, and keeps the
+ * result: a heap figure after a first pass over new code paths includes it, whatever the page
+ * lets go of its data.
  */
-async function compiledCodeMB(p: BenchPage, savePath?: string): Promise<number | undefined> {
+async function heapSnapshot(p: BenchPage, savePath?: string, before?: ReadonlySet<number>): Promise<{ codeMB: number; previousRenderMB?: number; ids: Set<number> } | undefined> {
   const chunks: string[] = []
   const onChunk = (event: { chunk: string }) => chunks.push(event.chunk)
   p.cdp.on('HeapProfiler.addHeapSnapshotChunk', onChunk)
@@ -123,14 +126,12 @@ async function compiledCodeMB(p: BenchPage, savePath?: string): Promise<number |
     await withTimeout(p.cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false }), 60_000, 'a heap snapshot')
     const text = chunks.join('')
     if (savePath) writeFileSync(savePath, text)
-    const snapshot = JSON.parse(text) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[] }
-    const { node_fields: fields, node_types: [types] } = snapshot.snapshot.meta
-    const typeAt = fields.indexOf('type')
-    const sizeAt = fields.indexOf('self_size')
-    const code = types.indexOf('code')
-    let bytes = 0
-    for (let i = 0; i < snapshot.nodes.length; i += fields.length) if (snapshot.nodes[i + typeAt] === code) bytes += snapshot.nodes[i + sizeAt] ?? 0
-    return bytes / MB
+    const figures = snapshotFigures(JSON.parse(text) as RawSnapshot, before)
+    return {
+      codeMB: figures.codeBytes / MB,
+      ids: figures.ids,
+      ...(figures.previousRenderBytes === undefined ? {} : { previousRenderMB: figures.previousRenderBytes / MB }),
+    }
   } catch {
     return undefined
   } finally {
@@ -250,14 +251,15 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
    * The page's heap after GC (its main thread's and its workers'), with the main thread's compiled
    * code and the workers' part. A traced run keeps the snapshot beside its trace, for bench/heap-growth.ts.
    */
-  const measured = async (label: string) => {
+  const measured = async (label: string, before?: ReadonlySet<number>) => {
     const [main, workers] = [await heapAfterGc(p), await workersHeap(p)]
     const heap = main === undefined || workers === undefined ? undefined : main + workers.mb
     const savePath = settings.tracePath?.replace(/\.json$/, `-scroll-${label}.heapsnapshot`)
-    return { heap, code: await compiledCodeMB(p, savePath), workers: workers?.mb, workerCount: workers?.count }
+    const snapshot = await heapSnapshot(p, savePath, before)
+    return { heap, code: snapshot?.codeMB, previousRender: snapshot?.previousRenderMB, ids: snapshot?.ids, workers: workers?.mb, workerCount: workers?.count }
   }
   await p.quiet(500, 10_000)
-  const { heap: heapBeforeMB, code: codeBeforeMB, workers: workersBeforeMB, workerCount: workersBefore } = await measured('before')
+  const { heap: heapBeforeMB, code: codeBeforeMB, ids: idsBefore, workers: workersBeforeMB, workerCount: workersBefore } = await measured('before')
   await p.page.evaluate(scrollWatchInstall)
   const viewport = p.page.viewportSize()
   if (viewport) await p.page.mouse.move(viewport.width / 2, viewport.height / 2)
@@ -293,23 +295,26 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
   // Frames over 50 ms, whether one long task made them or several short ones: what the eye sees as a stall.
   const longFrames = win.longFrames.map((f) => f.duration)
   /** The heap after GC and its compiled code, once the page has settled after a trip. */
-  const settled = async (label: string) => {
+  const settled = async (label: string, before?: ReadonlySet<number>) => {
     await sleep(300)
     await p.quiet(500, 10_000)
-    return measured(label)
+    return measured(label, before)
   }
-  const { heap: heapAfterMB, code: codeAfterMB, workers: workersAfterMB, workerCount: workersAfter } = await settled('after')
+  const { heap: heapAfterMB, code: codeAfterMB, previousRender: previousRenderMB, workers: workersAfterMB, workerCount: workersAfter } = await settled('after', idsBefore)
   // The same trip again: what the engine compiled for the first stays compiled, and a page that
   // lets go of what it read ends the second where it ended the first.
   await trip()
   const { heap: heapAfterSecondMB, code: codeAfterSecondMB } = await settled('after-second')
   // Every growth in points of per cent of the heap before the first trip. The code the scroll
-  // compiled on the main thread is one part of it and the workers' heaps another; the rest is what
-  // the page's own data (and the engine's other objects) account for.
+  // compiled on the main thread is one part of it, the workers' heaps another, and the new data
+  // only React's previous render holds (snapshot-figures.ts) a third; the rest is what the page's
+  // own data (and the engine's other objects) account for.
   const heapScrollGrowthPct = pointsOf(heapBeforeMB, heapBeforeMB, heapAfterMB)
   const codeGrowthPct = pointsOf(heapBeforeMB, codeBeforeMB, codeAfterMB)
   const workersGrowthPct = pointsOf(heapBeforeMB, workersBeforeMB, workersAfterMB)
-  const otherGrowthPct = [heapScrollGrowthPct, codeGrowthPct, workersGrowthPct].some((x) => x === undefined) ? undefined : heapScrollGrowthPct! - codeGrowthPct! - workersGrowthPct!
+  const previousRenderPct = pointsOf(heapBeforeMB, 0, previousRenderMB)
+  const parts = [heapScrollGrowthPct, codeGrowthPct, workersGrowthPct, previousRenderPct]
+  const otherGrowthPct = parts.some((x) => x === undefined) ? undefined : heapScrollGrowthPct! - codeGrowthPct! - workersGrowthPct! - previousRenderPct!
   return {
     ...(reachedFirst ? { scrollUpMs: upMs } : { firstNever: true }),
     backNever: !reachedBack,
@@ -338,6 +343,7 @@ async function scroll(p: BenchPage, daemon: FakeDaemon, settings: GrowthSettings
     workersAfterScroll: workersAfter,
     heapScrollCodeGrowthPct: codeGrowthPct,
     heapScrollWorkersGrowthPct: workersGrowthPct,
+    heapScrollPreviousRenderPct: previousRenderPct,
     heapScrollGrowthRestPct: otherGrowthPct,
     heapAfterSecondScrollMB: heapAfterSecondMB,
     codeAfterSecondScrollMB: codeAfterSecondMB,

@@ -377,7 +377,8 @@ const GROWTH_FIGURES: Figure[] = [
   { key: 'codeAfterScrollMB', label: '… of the heap after, compiled code (heap snapshot)', unit: 'MB', digits: 2, read: field('codeAfterScrollMB') },
   { key: 'heapScrollCodeGrowthPct', label: '… of which the main thread’s compiled code', unit: '%', read: field('heapScrollCodeGrowthPct') },
   { key: 'heapScrollWorkersGrowthPct', label: '… of which the workers’ heaps', unit: '%', read: field('heapScrollWorkersGrowthPct') },
-  { key: 'heapScrollGrowthRestPct', label: 'JS heap growth over the scroll, the compiled code\'s and the workers’ growth left out', unit: '%', read: field('heapScrollGrowthRestPct') },
+  { key: 'heapScrollPreviousRenderPct', label: '… of which new data only React’s previous render holds (its fibers’ `alternate`)', unit: '%', read: field('heapScrollPreviousRenderPct') },
+  { key: 'heapScrollGrowthRestPct', label: 'JS heap growth over the scroll, the compiled code’s, the workers’ and React’s previous render’s left out', unit: '%', read: field('heapScrollGrowthRestPct') },
   { key: 'heapAfterSecondScrollMB', label: 'JS heap after GC, back at the newest after the same trip again', unit: 'MB', read: field('heapAfterSecondScrollMB') },
   { key: 'codeAfterSecondScrollMB', label: '… of it, compiled code (heap snapshot)', unit: 'MB', digits: 2, read: field('codeAfterSecondScrollMB') },
   { key: 'heapSecondScrollGrowthPct', label: 'JS heap growth over the second trip (points of the heap before the first)', unit: '%', read: field('heapSecondScrollGrowthPct') },
@@ -761,7 +762,7 @@ function describe(results: Results, baseline: Results | undefined): { tables: st
       {
         scenario: label,
         name: 'scroll: heap back within 10%',
-        value: `${fmt(g(key, 'heapScrollGrowthPct'))}%, ${fmt(g(key, 'heapScrollGrowthMB'), 2)} MB (compiled code ${fmt(g(key, 'heapScrollCodeGrowthPct'))} points, the workers ${fmt(g(key, 'heapScrollWorkersGrowthPct'))}, the rest ${fmt(g(key, 'heapScrollGrowthRestPct'))}; a second trip ${fmt(g(key, 'heapSecondScrollGrowthPct'))} more, compiled code ${fmt(g(key, 'heapSecondScrollCodeGrowthPct'))} of it)`,
+        value: `${fmt(g(key, 'heapScrollGrowthPct'))}%, ${fmt(g(key, 'heapScrollGrowthMB'), 2)} MB (compiled code ${fmt(g(key, 'heapScrollCodeGrowthPct'))} points, the workers ${fmt(g(key, 'heapScrollWorkersGrowthPct'))}, React’s previous render ${fmt(g(key, 'heapScrollPreviousRenderPct'))}, the rest ${fmt(g(key, 'heapScrollGrowthRestPct'))}; a second trip ${fmt(g(key, 'heapSecondScrollGrowthPct'))} more, compiled code ${fmt(g(key, 'heapSecondScrollCodeGrowthPct'))} of it)`,
         holds: atMost(g(key, 'heapScrollGrowthPct'), 10),
         floor: heapFloorCell(g(key, 'heapScrollGrowthPct'), g(key, 'heapScrollGrowthPct', 'floor'), g(key, 'heapScrollGrowthPct', 'floorReact'), 10),
       },
