@@ -16,12 +16,9 @@ export const APPROVAL_ATTRIBUTE = 'data-approval'
 /** The page's focus as the rule needs it. */
 export function focusContext(): FocusContext {
   const active = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null
-  const field = active?.closest('input, textarea, select, [contenteditable=""], [contenteditable="true"]') ?? null
-  const value = field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement ? field.value : (field?.textContent ?? '')
   return {
     modalOpen: document.querySelector('dialog[open], [aria-modal="true"]') !== null,
-    inTextField: field !== null,
-    fieldHasText: value !== '',
+    inTextField: active?.closest('input, textarea, select, [contenteditable=""], [contenteditable="true"]') != null,
     inApproval: active?.closest(`[${APPROVAL_ATTRIBUTE}]`) != null,
   }
 }

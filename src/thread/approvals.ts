@@ -62,20 +62,21 @@ export function nextApprovalAlerts(
 export type FocusContext = {
   /** A modal dialog has the page. */
   modalOpen: boolean
-  /** Focus is in a field that takes text (the composer, the find bar). */
+  /** Focus is in a field that takes text (the composer, the find bar), empty or not. */
   inTextField: boolean
-  /** That field holds text: the operator is typing. */
-  fieldHasText: boolean
   /** Focus is already on another approval's controls. */
   inApproval: boolean
 }
 
 /**
- * An approval that shows up takes focus only when the operator is not typing (focus in an empty
- * field, or in none), no dialog has the page, and no other approval has focus already.
+ * An approval that shows up takes focus only when the operator is not typing: never from a field
+ * that takes text, even an empty one (the composer keeps the focus after a send, and the next keys
+ * there are the operator's next message; on Approve, a space or Enter among them would decide for
+ * them), never from under a dialog, and never from another approval. The assertive live region
+ * says it waits, and the shortcut or a clicked notification brings the operator to it.
  */
-export function approvalTakesFocus({ modalOpen, inTextField, fieldHasText, inApproval }: FocusContext): boolean {
-  return !modalOpen && !inApproval && !(inTextField && fieldHasText)
+export function approvalTakesFocus({ modalOpen, inTextField, inApproval }: FocusContext): boolean {
+  return !modalOpen && !inApproval && !inTextField
 }
 
 /** How long after an approval took focus by itself its buttons ignore Enter and Space. */

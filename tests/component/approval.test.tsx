@@ -72,7 +72,7 @@ function alertRegion(): HTMLElement {
  * Sends a message whose reply asks for approval, and waits until it does. With `typing`, the
  * operator has started the next message meanwhile (focus in the composer, text in it).
  */
-async function askApproval(lng: Language = 'en', { typing = '' }: { typing?: string } = {}) {
+async function askApproval(lng: Language = 'en', { typing = '', leaveComposer = false }: { typing?: string; leaveComposer?: boolean } = {}) {
   daemon.plan(['approval'])
   const sid = createSession(daemon)
   renderChat(sid, { lng })
@@ -87,6 +87,12 @@ async function askApproval(lng: Language = 'en', { typing = '' }: { typing?: str
     await advanceUntil(() => (box(lng) as HTMLTextAreaElement).value === '', 'the send')
     expect(approval(lng)).toBeNull()
     await user().type(box(lng), typing)
+  }
+  if (leaveComposer) {
+    // The operator has left the box (focus on nothing) before the agent gets to the tool.
+    await advanceUntil(() => (box(lng) as HTMLTextAreaElement).value === '', 'the send')
+    expect(approval(lng)).toBeNull()
+    act(() => box(lng).blur())
   }
   await advanceUntil(() => approval(lng) !== null, 'the approval')
   await advance(50)
@@ -157,11 +163,23 @@ describe.each(['en', 'zh'] as const)('a tool waiting for approval (%s)', (lng) =
 describe('the approval and the keyboard', () => {
   const w = WORDS.en
 
-  it('takes focus when it shows up while the composer is empty; Enter held down there decides nothing', async () => {
+  it('leaves the focus in the empty composer: what the operator types next is a message, not a decision', async () => {
     await askApproval('en')
+    expect(box('en')).toHaveFocus()
+    // A space and Enter are what approved a write when the approval took the focus from the box.
+    await user().keyboard('thanks, carry on')
+    expect(box('en')).toHaveValue('thanks, carry on')
+    await advance(100)
+    expect(decisions()).toHaveLength(0)
+    expect(approval('en')).not.toBeNull()
+    expect(within(approval('en')!).getByRole('button', { name: w.approve })).not.toHaveFocus()
+  })
+
+  it('takes focus when it shows up with the focus on nothing; a key pressed as it arrives, or Enter held down, decides nothing', async () => {
+    await askApproval('en', { leaveComposer: true })
     const approve = within(approval('en')!).getByRole('button', { name: w.approve })
     expect(approve).toHaveFocus()
-    // A key pressed just as focus arrived is the composer's, not a decision.
+    // A key pressed just as focus arrived was meant for the page, not a decision.
     await user().keyboard('{Enter}')
     await user().keyboard(' ')
     await advance(100)
@@ -169,7 +187,7 @@ describe('the approval and the keyboard', () => {
     expect(approval('en')).not.toBeNull()
 
     await advance(KEY_GRACE_MS)
-    // Enter held down in the composer when the focus moved: its repeats land on Approve, and are
+    // Enter held down when the focus moved: its repeats land on Approve, and are
     // held back (a prevented keydown clicks nothing).
     expect(fireEvent.keyDown(approve, { key: 'Enter', repeat: true })).toBe(false)
     expect(fireEvent.keyDown(approve, { key: ' ', repeat: true })).toBe(false)

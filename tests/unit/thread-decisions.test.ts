@@ -339,10 +339,10 @@ describe('the rules', () => {
   })
 
   it('takes focus only when the operator is not typing, no dialog is open and no approval has it', () => {
-    const none = { modalOpen: false, inTextField: false, fieldHasText: false, inApproval: false }
+    const none = { modalOpen: false, inTextField: false, inApproval: false }
     expect(approvalTakesFocus(none)).toBe(true)
-    expect(approvalTakesFocus({ ...none, inTextField: true })).toBe(true)
-    expect(approvalTakesFocus({ ...none, inTextField: true, fieldHasText: true })).toBe(false)
+    // An empty composer is where the next message is typed: its keys are not a decision.
+    expect(approvalTakesFocus({ ...none, inTextField: true })).toBe(false)
     expect(approvalTakesFocus({ ...none, modalOpen: true })).toBe(false)
     expect(approvalTakesFocus({ ...none, inApproval: true })).toBe(false)
   })
