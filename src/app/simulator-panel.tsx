@@ -71,7 +71,7 @@ export default function SimulatorPanel() {
     <details className="simulator" onToggle={() => setPlan(daemon.state().plan)}>
       <summary>{t('simulator.title')}</summary>
       <p>
-        {t('simulator.pending')}: <code>{plan.length > 0 ? plan.join(', ') : t('simulator.none')}</code>
+        {t('simulator.pendingNow')} <code>{plan.length > 0 ? plan.join(', ') : t('simulator.none')}</code>
       </p>
       <div className="simulator__row">
         {QUICK.map((outcome) => (

@@ -50,6 +50,9 @@ describe('the Chinese word tables', () => {
     expect(zh.t('errors.content_too_long')).toContain('32,000')
     const en = createI18n({ lng: 'en' })
     expect(en.t('composer.tooLong', { count: 1234, max: 32000 })).toBe('1,234 characters over the limit of 32,000.')
+    // One over is one character, not "1 characters".
+    expect(en.t('composer.tooLong', { count: 1, max: 32000 })).toBe('1 character over the limit of 32,000.')
+    expect(zh.t('composer.tooLong', { count: 1, max: 32000 })).toBe('超出 32,000 字的上限，请删减 1 字。')
     expect(en.t('errors.content_too_long')).toContain('32,000')
   })
 })
