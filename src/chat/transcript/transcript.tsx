@@ -2,6 +2,7 @@ import { defaultRangeExtractor, observeElementRect, useVirtualizer, type Range, 
 import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import { useTranslation } from '../../i18n/use-translation'
 import { FindBar, type RemoteFind } from './find-bar'
+import { FindNeedle } from './find-needle'
 import { useMatchMarks } from './match-marks'
 import { forgetAbsentSizes, gapHeights, KEPT_ABSENT_SIZES, MIN_GAP_PX, type LaidItem } from './gap-heights'
 
@@ -464,7 +465,9 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
                 className={`transcript__row${height !== undefined ? ' transcript__row--gap' : ''}${row.index === items.length - 1 ? ' transcript__row--last' : ''}${key === match ? ' transcript__row--match' : ''}`}
                 style={height !== undefined ? { height } : undefined}
               >
-                <RowContent item={items[row.index]} render={renderItem} />
+                <FindNeedle.Provider value={key === match ? needle : undefined}>
+                  <RowContent item={items[row.index]} render={renderItem} />
+                </FindNeedle.Provider>
               </div>
             )
           })}

@@ -3,6 +3,7 @@ import { useTranslation } from '../../../i18n/use-translation'
 import { describeDuration } from '../../../i18n/number-format'
 import { reasoningOpenByDefault } from '../../../thread/steps'
 import type { ReasoningPart } from '../../../wire/types'
+import { holdsNeedle, useFindNeedle } from '../../transcript/find-needle'
 import { useDisclosure } from './use-disclosure'
 import { useThoughtTime } from './use-thought-time'
 
@@ -26,7 +27,9 @@ export const ReasoningStep = memo(function ReasoningStep({ part, live, earlier, 
   const { t, i18n } = useTranslation()
   const bodyId = useId()
   const measuredMs = useThoughtTime(thoughtKey, live)
-  const [open, toggle] = useDisclosure(live ? 'live' : 'done', reasoningOpenByDefault(live, earlier))
+  // Find went to this reply for words in the reasoning: it opens to show them.
+  const found = holdsNeedle(useFindNeedle(), i18n.language, part.text)
+  const [open, toggle] = useDisclosure(live ? 'live' : 'done', reasoningOpenByDefault(live, earlier) || found)
   // What this mount saw is the last resort: it began timing when it first showed the reasoning.
   const ms = knownMs ?? measuredMs
   const summary = live

@@ -10,6 +10,7 @@ import { useChatRuntime } from '../../runtime'
 import { useTicker } from '../../use-ticker'
 import { FailureNotice } from '../failure-notice'
 import { StepCode } from './step-code'
+import { holdsNeedle, useFindNeedle } from '../../transcript/find-needle'
 import { useDisclosure } from './use-disclosure'
 
 /**
@@ -160,9 +161,11 @@ function ToolOutput({ part, full, onLoad }: { part: ToolPart; full: FullOutput; 
  * failed; folded once done. Memoized on the part: a delta to another step does not re-render it.
  */
 export const ToolStep = memo(function ToolStep({ part, runId, earlier, now, onLoadOutput, approval }: ToolStepProps) {
-  const { t } = useTranslation()
+  const { t, i18n } = useTranslation()
   const bodyId = useId()
-  const [open, toggle] = useDisclosure(part.status, toolOpenByDefault(part.status, earlier))
+  // Find went to this reply for words in the tool's name or input (what it searches): it opens to show them.
+  const found = holdsNeedle(useFindNeedle(), i18n.language, part.name, part.input)
+  const [open, toggle] = useDisclosure(part.status, toolOpenByDefault(part.status, earlier) || found)
   // Here, not in the output: folding the tool keeps what was loaded.
   const [full, setFull] = useState<FullOutput>({ state: 'idle' })
   const id = part.tool_call_id
