@@ -1,8 +1,9 @@
 /**
- * Find-in-session going to a reply for words in one of its folded steps: the reasoning or tool
- * that holds them opens while the match stands, so what find counted is on screen; other steps
- * stay folded, a step the operator folded again stays folded, and clearing find folds what it
- * opened (Escape). In en and zh.
+ * Find-in-session going to a reply for words in one of its folded steps: the reasoning, or the
+ * tool whose input holds them, opens while the match stands, so what find counted is on screen;
+ * other steps stay folded (a tool whose name holds them too: its header shows it), a step the
+ * operator folded again stays folded, and clearing find folds what it opened (Escape). In en
+ * and zh.
  */
 import { screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
@@ -98,6 +99,13 @@ describe.each(['en', 'zh'] as Language[])('find in a reply’s steps (%s)', (lng
     // Escape in the find box clears it.
     await user().type(screen.getByRole('searchbox', { name: w.find }), '{Escape}')
     await advance(100)
+    expect(expanded()).toEqual(['false', 'false', 'false'])
+  })
+
+  it('leaves a tool folded when the words are its name, which its header shows', async () => {
+    await open()
+    await find('read_file')
+    expect(document.querySelector('.transcript__row--match')).not.toBeNull()
     expect(expanded()).toEqual(['false', 'false', 'false'])
   })
 

@@ -163,8 +163,8 @@ function ToolOutput({ part, full, onLoad }: { part: ToolPart; full: FullOutput; 
 export const ToolStep = memo(function ToolStep({ part, runId, earlier, now, onLoadOutput, approval }: ToolStepProps) {
   const { t, i18n } = useTranslation()
   const bodyId = useId()
-  // Find went to this reply for words in the tool's name or input (what it searches): it opens to show them.
-  const found = holdsNeedle(useFindNeedle(), i18n.language, part.name, part.input)
+  // Find went to this reply for words in the tool's input (its name is on show already): it opens to show them.
+  const found = holdsNeedle(useFindNeedle(), i18n.language, part.input)
   const [open, toggle] = useDisclosure(part.status, toolOpenByDefault(part.status, earlier) || found)
   // Here, not in the output: folding the tool keeps what was loaded.
   const [full, setFull] = useState<FullOutput>({ state: 'idle' })
