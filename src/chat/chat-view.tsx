@@ -153,6 +153,7 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
         onViewing={thread.viewing}
         remoteFind={remoteFind}
         reveal={reveal}
+        sent={sentKey(state.rows)}
       />
       {state.unreadable > 0 ? (
         <p className="failure failure__text chat__unreadable" role="status">
@@ -167,4 +168,9 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
 }
 
 const rowKey = (item: TranscriptItem) => item.key
+/** The newest send still on its way (the outbox's rows come last), if any. */
+const sentKey = (rows: readonly TranscriptItem[]) => {
+  const last = rows.at(-1)
+  return last?.kind === 'pending' ? last.key : undefined
+}
 const gapOf = (item: TranscriptItem) => (item.kind === 'gap' ? { key: item.key, count: item.gap.count } : undefined)
