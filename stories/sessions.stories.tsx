@@ -153,6 +153,40 @@ export const RenameInProgress: Story = {
   },
 }
 
+/**
+ * Sessions with events the operator has not seen, as the tab title counts them: one waits on the
+ * operator (a tool's approval), marked "Needs you" instead of "Running"; another has news (its
+ * reply finished), a dot named for screen readers. The session on screen has neither.
+ */
+export const NeedsYou: Story = {
+  name: 'Needs you and news',
+  render: (_args, { globals }) => (
+    <SessionList
+      sessions={sessions(globals.locale)}
+      currentId="ses_2"
+      onSelect={fn()}
+      onCreate={fn()}
+      actions={actions}
+      onRenameStart={fn()}
+      onRenameCancel={fn()}
+      marks={
+        new Map([
+          ['ses_1', 'needsYou'],
+          ['ses_3', 'news'],
+        ])
+      }
+    />
+  ),
+  play: async ({ canvas, globals }) => {
+    const t = wordsFor(globals.locale)
+    const rows = canvas.getAllByRole('listitem')
+    await expect(within(rows[0]!).getByText(t('sessions.needsYou'))).toBeVisible()
+    await expect(within(rows[0]!).queryByText(t('sessions.running'))).toBeNull()
+    await expect(within(rows[1]!).queryByText(t('sessions.needsYou'))).toBeNull()
+    await expect(within(rows[2]!).getByRole('img', { name: t('sessions.news') })).toBeInTheDocument()
+  },
+}
+
 /** The question before a delete, naming the session; the safe choice has the focus, and Escape takes it. */
 function DeleteQuestion({ onConfirm, onCancel }: { onConfirm: () => void; onCancel: () => void }) {
   const { t, i18n } = useTranslation()

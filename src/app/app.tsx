@@ -9,7 +9,7 @@ import { LazyShortcutsDialog } from '../chat/dialogs/lazy-dialogs'
 import { useShortcuts } from '../chat/use-shortcuts'
 import { SessionErrorBoundary } from './error-boundary'
 import { LanguageSwitch } from './language-switch'
-import { useAttentionShell } from './attention'
+import { useAttentionShell, useSessionMarks } from './attention'
 import { NotificationsSwitch } from './notifications-switch'
 import { NARROW_LAYOUT, useMediaQuery } from './use-media-query'
 import { useSessionRoute } from './use-session-route'
@@ -32,6 +32,7 @@ export function App() {
   const [sessionId, navigate] = useSessionRoute()
   // Counted in the tab title, seen while looked at; a clicked notification opens its session.
   useAttentionShell(sessionId, navigate)
+  const marks = useSessionMarks()
   const narrow = useMediaQuery(NARROW_LAYOUT)
   const [panelWanted, setPanelWanted] = useState(false)
   // Widening the window shows the panel in place; the overlay state means nothing there.
@@ -123,7 +124,7 @@ export function App() {
       {showShortcuts ? <LazyShortcutsDialog onClose={() => setShowShortcuts(false)} /> : null}
       <div className="app__body">
         <aside ref={sideRef} id={sideId} className={`app__side${panelOpen ? ' app__side--open' : ''}`} onKeyDown={onSideKeyDown}>
-          <SessionsPanel currentId={sessionId} onSelect={select} onCreated={setFreshSession} />
+          <SessionsPanel currentId={sessionId} onSelect={select} onCreated={setFreshSession} marks={marks} />
           {SimulatorPanel ? (
             <Suspense fallback={null}>
               <SimulatorPanel />

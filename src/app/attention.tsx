@@ -9,7 +9,7 @@ import { createContext, useContext, useEffect, useState, useSyncExternalStore, t
 import { useTranslation } from '../i18n/use-translation'
 import { APPROVAL_FOCUS_EVENT, takeApprovalFocus, type ApprovalTarget } from '../attention/approval-focus'
 import type { Attention, NotificationWords } from '../attention/attention'
-import type { LedgerEntry } from '../attention/ledger'
+import type { LedgerEntry, SessionMark } from '../attention/ledger'
 import type { NotificationPort } from '../attention/notify'
 import type { PageSource } from '../attention/page'
 import { useChatRuntime, useThreads } from '../chat/runtime'
@@ -86,6 +86,15 @@ const none = () => 0
 function useAttentionCount(): number {
   const attention = useAttention()
   return useSyncExternalStore(attention?.subscribeCount ?? never, attention?.count ?? none, attention?.count ?? none)
+}
+
+const NO_MARKS: ReadonlyMap<string, SessionMark> = new Map()
+const noMarks = () => NO_MARKS
+
+/** Each session with unseen events and what they ask of the operator, for the session list. */
+export function useSessionMarks(): ReadonlyMap<string, SessionMark> {
+  const attention = useAttention()
+  return useSyncExternalStore(attention?.subscribeCount ?? never, attention?.marks ?? noMarks, attention?.marks ?? noMarks)
 }
 
 /**

@@ -21,7 +21,7 @@ import type { Session } from '../wire/types'
 import { requestApprovalFocus } from './approval-focus'
 import { watchInBackground } from './background'
 import { detectView, openingView, type AttentionEvent, type ViewMemory } from './events'
-import { createLedger, unseenCount, type LedgerEntry } from './ledger'
+import { createLedger, marksKey, sessionMarks, unseenCount, type LedgerEntry, type SessionMark } from './ledger'
 import { browserNotifications, LOOKING_BEAT_MS, LOOKING_FRESH_MS, lookingSlot, notifySetting, shouldNotify, type NotificationPort } from './notify'
 import { browserPage, type PageSource } from './page'
 
@@ -157,13 +157,21 @@ export function createAttention({ runtime, queryClient, words, port = browserNot
 
   let counted = ledger.entries()
   let count = unseenCount(counted)
+  let marks: ReadonlyMap<string, SessionMark> = sessionMarks(counted)
+  let marksSaid = marksKey(marks)
   function onLedger(): void {
     const entries = ledger.entries()
     if (entries !== counted) {
       counted = entries
       const next = unseenCount(entries)
-      if (next !== count) {
+      const nextMarks = sessionMarks(entries)
+      const nextSaid = marksKey(nextMarks)
+      if (next !== count || nextSaid !== marksSaid) {
         count = next
+        if (nextSaid !== marksSaid) {
+          marks = nextMarks
+          marksSaid = nextSaid
+        }
         for (const listener of [...countListeners]) listener()
       }
     }
@@ -296,6 +304,8 @@ export function createAttention({ runtime, queryClient, words, port = browserNot
 
     /** Events not seen yet, in every tab. */
     count: (): number => count,
+    /** Each session with unseen events and what they ask (the same map until a mark changes); told with the count. */
+    marks: (): ReadonlyMap<string, SessionMark> => marks,
     subscribeCount(listener: () => void): () => void {
       countListeners.add(listener)
       return () => void countListeners.delete(listener)

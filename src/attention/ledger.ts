@@ -89,6 +89,31 @@ function entryOf(event: AttentionEvent, at: number, seen: boolean): LedgerEntry 
 /** Events not yet seen: the tab title's count. */
 export const unseenCount = (entries: readonly LedgerEntry[]): number => entries.filter((e) => !e.seen).length
 
+/**
+ * What a session's unseen events ask of the operator, for its row in the session list: `needsYou`
+ * when one waits on them (a tool's approval, a retry held until they say), else `news` (a reply
+ * finished, failed, or paused until a time).
+ */
+export type SessionMark = 'needsYou' | 'news'
+
+/** Each session with unseen events and its mark; the same map (by value) gives the same string key. */
+export function sessionMarks(entries: readonly LedgerEntry[]): Map<string, SessionMark> {
+  const marks = new Map<string, SessionMark>()
+  for (const entry of entries) {
+    if (entry.seen) continue
+    const mark: SessionMark = entry.kind === 'approval' || entry.kind === 'held' ? 'needsYou' : 'news'
+    if (marks.get(entry.sessionId) !== 'needsYou') marks.set(entry.sessionId, mark)
+  }
+  return marks
+}
+
+/** The marks as one comparable string (sessions in order), so a change of the ledger that changes no mark renders nothing. */
+export const marksKey = (marks: ReadonlyMap<string, SessionMark>): string =>
+  [...marks]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([id, mark]) => `${id}:${mark}`)
+    .join(' ')
+
 export function createLedger({ store, locks }: { store: KeyedStore; locks: LockManagerLike }) {
   const slot = store.slot(LEDGER_NAMESPACE, 'v1', ledgerSchema)
   const listeners = new Set<() => void>()

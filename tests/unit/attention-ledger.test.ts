@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod/mini'
 import { takeApprovalFocus } from '../../src/attention/approval-focus'
 import { createAttention, type Attention } from '../../src/attention/attention'
-import { LEDGER_NAMESPACE, mergeLedgers, type LedgerEntry } from '../../src/attention/ledger'
+import { LEDGER_NAMESPACE, marksKey, mergeLedgers, sessionMarks, type LedgerEntry } from '../../src/attention/ledger'
 import type { NotificationPort, Permission } from '../../src/attention/notify'
 import type { PageSource } from '../../src/attention/page'
 import { createKeyedStore } from '../../src/storage/keyed-store'
@@ -366,6 +366,11 @@ describe('sessions no tab shows', () => {
     const a = tab(w, 'a')
     await vi.waitFor(() => expect(ledgerOf(w).map((e) => e.id)).toEqual(['approval:run_r2:tc_1']))
     expect(a.attention.count()).toBe(1)
+    // The session list marks that session as needing the operator, until they look at it.
+    expect([...a.attention.marks()]).toEqual([[S2, 'needsYou']])
+    a.attention.show(S2)
+    a.look(S2)
+    await vi.waitFor(() => expect(a.attention.marks().size).toBe(0))
   })
 
   it('take their events with them when deleted', async () => {
@@ -392,6 +397,27 @@ describe('the ledger', () => {
     expect(merged).toEqual([entry('e1', 1, { notified: 'shown' }), entry('e2', 2, { seen: true, notified: 'skipped' }), entry('e3', 3)])
     expect(mergeLedgers(b, a)).toEqual(merged)
     expect(mergeLedgers(merged, a)).toEqual(merged)
+  })
+
+  it('marks each session by what its unseen events ask: one waiting on the operator wins over news', () => {
+    const S3 = 'ses_three'
+    const entries = [
+      entry('f1', 1, { sessionId: S1 }),
+      entry('a2', 2, { sessionId: S2, kind: 'approval' }),
+      entry('f2', 3, { sessionId: S2 }),
+      entry('h3', 4, { sessionId: S3, kind: 'held', seen: true }),
+      entry('p3', 5, { sessionId: S3, kind: 'paused' }),
+      entry('x4', 6, { sessionId: 'ses_four', kind: 'approval', seen: true }),
+    ]
+    const marks = sessionMarks(entries)
+    expect([...marks].sort()).toEqual([
+      [S1, 'news'],
+      [S2, 'needsYou'],
+      [S3, 'news'],
+    ])
+    // The key says when a mark changed, not when an event did.
+    expect(marksKey(sessionMarks([...entries, entry('f5', 7, { sessionId: S1 })]))).toBe(marksKey(marks))
+    expect(marksKey(sessionMarks([...entries, entry('h6', 8, { sessionId: S3, kind: 'held' })]))).not.toBe(marksKey(marks))
   })
 
   it('keeps the newest 200', () => {

@@ -25,10 +25,16 @@ export type SessionListProps = {
   renaming?: { sessionId: string; error?: ReactNode }
   onRenameStart?: (sessionId: string) => void
   onRenameCancel?: () => void
+  /**
+   * Sessions with events the operator has not seen (the tab title's count, by session): `needsYou`
+   * when one waits on them (an approval, a held retry), `news` otherwise (a reply finished, failed,
+   * paused). The session on screen has none: looking at it sees them.
+   */
+  marks?: ReadonlyMap<string, 'needsYou' | 'news'>
 }
 
 /** The operator's sessions, newest first, with the one in view marked as current. */
-export function SessionList({ sessions, currentId, onSelect, onCreate, creating = false, error, onRetry, actions, renaming, onRenameStart, onRenameCancel }: SessionListProps) {
+export function SessionList({ sessions, currentId, onSelect, onCreate, creating = false, error, onRetry, actions, renaming, onRenameStart, onRenameCancel, marks }: SessionListProps) {
   const { t } = useTranslation()
   const headingId = useId()
   const navRef = useRef<HTMLElement>(null)
@@ -86,7 +92,12 @@ export function SessionList({ sessions, currentId, onSelect, onCreate, creating 
                     onDoubleClick={actions && onRenameStart ? () => onRenameStart(s.id) : undefined}
                   >
                     <span className="sessions__title">{sessionLabel(t, s)}</span>
-                    {s.status === 'running' ? <span className="badge badge--streaming">{t('sessions.running')}</span> : null}
+                    {marks?.get(s.id) === 'needsYou' ? (
+                      <span className="badge badge--needs-you">{t('sessions.needsYou')}</span>
+                    ) : s.status === 'running' ? (
+                      <span className="badge badge--streaming">{t('sessions.running')}</span>
+                    ) : null}
+                    {marks?.get(s.id) === 'news' ? <span className="sessions__news" role="img" aria-label={t('sessions.news')} /> : null}
                   </a>
                   {actions && onRenameStart ? <SessionMenu session={s} actions={actions} onRename={() => onRenameStart(s.id)} /> : null}
                 </>

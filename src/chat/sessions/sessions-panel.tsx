@@ -18,10 +18,12 @@ export type SessionsPanelProps = {
   onSelect: (id: string | undefined) => void
   /** A session was just created here: its view should take the focus for typing. */
   onCreated?: (id: string) => void
+  /** Sessions with events the operator has not seen, and what they ask (see SessionList). */
+  marks?: ReadonlyMap<string, 'needsYou' | 'news'>
 }
 
 /** The session list bound to the daemon: load, create (and open), switch, rename, export, delete. */
-export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelProps) {
+export function SessionsPanel({ currentId, onSelect, onCreated, marks }: SessionsPanelProps) {
   const { t, i18n } = useTranslation()
   const runtime = useChatRuntime()
   const queryClient = useQueryClient()
@@ -72,6 +74,7 @@ export function SessionsPanel({ currentId, onSelect, onCreated }: SessionsPanelP
       <SessionList
         sessions={sessions.data}
         currentId={currentId}
+        marks={marks}
         onSelect={onSelect}
         onCreate={() =>
           create.mutate(undefined, {
