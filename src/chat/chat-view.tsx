@@ -66,6 +66,16 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
   // One function per thread: the replies' steps are memoized on it.
   const approval = useCallback<ApprovalSlot>((tool, runId) => <LazyToolApproval thread={thread} tool={tool} runId={runId} />, [thread])
 
+  // The operator's sends from this view, counted: each brings the transcript to the end.
+  const [sends, setSends] = useState(0)
+  const send = useCallback(
+    (content: string) => {
+      setSends((count) => count + 1)
+      return thread.send(content)
+    },
+    [thread],
+  )
+
   if (state.phase === 'error') {
     const error = state.error
     const gone = error instanceof RefusalError && error.code === 'session_not_found'
@@ -153,7 +163,7 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
         onViewing={thread.viewing}
         remoteFind={remoteFind}
         reveal={reveal}
-        sent={sentKey(state.rows)}
+        sends={sends}
       />
       {state.unreadable > 0 ? (
         <p className="failure failure__text chat__unreadable" role="status">
@@ -162,15 +172,10 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
       ) : null}
       <SessionAnnouncer thread={thread} />
       <ApprovalAnnouncer thread={thread} />
-      <ComposerPanel ref={composerRef} sessionId={sessionId} send={thread.send} autoFocus={autoFocusComposer} />
+      <ComposerPanel ref={composerRef} sessionId={sessionId} send={send} autoFocus={autoFocusComposer} />
     </section>
   )
 }
 
 const rowKey = (item: TranscriptItem) => item.key
-/** The newest send still on its way (the outbox's rows come last), if any. */
-const sentKey = (rows: readonly TranscriptItem[]) => {
-  const last = rows.at(-1)
-  return last?.kind === 'pending' ? last.key : undefined
-}
 const gapOf = (item: TranscriptItem) => (item.kind === 'gap' ? { key: item.key, count: item.gap.count } : undefined)

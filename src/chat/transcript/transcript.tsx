@@ -35,11 +35,11 @@ export type TranscriptProps<Item> = {
    */
   reveal?: { key: string; request: object }
   /**
-   * The key of the operator's newest send from this page, while it is on its way: a new one
-   * brings the view to the end, wherever the operator had scrolled, and the view follows the
-   * reply from there, as a chat does after you send.
+   * How many messages the operator has sent from this view: each one brings the view to the end,
+   * wherever they had scrolled, and the view follows the reply from there, as a chat does after
+   * you send. A send from another tab (its row shows here too) leaves this view where it is.
    */
-  sent?: string
+  sends?: number
 }
 
 /** A first guess at a row's height, before it is measured. */
@@ -140,7 +140,7 @@ const withoutLayout = new WeakSet<object>()
  * that lands takes the place of the gap's part it fills at the same height (gap-heights.ts): the
  * row under the eye stays where it is.
  */
-export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText, loading, active, gapOf, onGapReached, itemSeq, onViewing, remoteFind, reveal: wanted, sent }: TranscriptProps<Item>) {
+export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText, loading, active, gapOf, onGapReached, itemSeq, onViewing, remoteFind, reveal: wanted, sends = 0 }: TranscriptProps<Item>) {
   const { t, i18n } = useTranslation()
   const scrollRef = useRef<HTMLDivElement>(null)
   // A session held in pages changes as pages land while the operator scrolls: the rows a page
@@ -263,15 +263,14 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
   // that was reading the end stays at the end. Only the operator's own scrolling moves the pin
   // (a resize changes no scroll position, so it fires no scroll event).
   const pinned = useRef(true)
-  // A send from this page: the view goes to the end and is pinned there (a send already on its
-  // way when the view mounted is not new).
-  const lastSent = useRef(sent)
+  // A send from this view: the view goes to the end and is pinned there.
+  const lastSends = useRef(sends)
   useLayoutEffect(() => {
-    if (sent === undefined || sent === lastSent.current) return
-    lastSent.current = sent
+    if (sends === lastSends.current) return
+    lastSends.current = sends
     pinned.current = true
     virtualizer.scrollToEnd()
-  }, [sent, virtualizer])
+  }, [sends, virtualizer])
   /** What a settled scroll does besides: the pin, the gaps in reach, what the view shows. */
   const settled = useRef<() => void>(() => {})
   useLayoutEffect(() => {
