@@ -5,7 +5,7 @@ import { expect, fn, userEvent, waitFor, within } from 'storybook/test'
 import { ConfirmDialog } from '../src/chat/dialogs/confirm-dialog'
 import { sessionLabel } from '../src/thread/session-label'
 import { RefusedNotice } from '../src/chat/reply/refused-notice'
-import { SessionList, type SessionActions } from '../src/chat/sessions/session-list'
+import { SessionList, type SessionActions, type SessionListProps } from '../src/chat/sessions/session-list'
 import { ShortcutsDialog } from '../src/chat/dialogs/shortcuts-dialog'
 import { StartView } from '../src/chat/sessions/start-view'
 import type { Session } from '../src/wire/types'
@@ -37,6 +37,11 @@ function sessions(locale: unknown): Session[] {
     session('ses_2', localized(SAMPLE.deploySession.en, locale)),
     session('ses_3', ''),
   ]
+}
+
+/** The sample list with every action, the second session open; `extra` sets what the story shows. */
+function SampleList({ locale, ...extra }: { locale: unknown } & Partial<SessionListProps>) {
+  return <SessionList sessions={sessions(locale)} currentId="ses_2" onSelect={fn()} onCreate={fn()} actions={actions} onRenameStart={fn()} onRenameCancel={fn()} {...extra} />
 }
 
 /**
@@ -87,7 +92,7 @@ export const FirstScreenRefused: Story = {
 /** The "⋯" menu of a session, open: Rename, the two exports, and Delete; the first item has the focus. */
 export const MenuOpen: Story = {
   name: 'Session menu open',
-  render: (_args, { globals }) => <SessionList sessions={sessions(globals.locale)} currentId="ses_2" onSelect={fn()} onCreate={fn()} actions={actions} onRenameStart={fn()} onRenameCancel={fn()} />,
+  render: (_args, { globals }) => <SampleList locale={globals.locale} />,
   play: async ({ canvas, globals }) => {
     const t = wordsFor(globals.locale)
     const title = localized(SAMPLE.deploySession.en, globals.locale)
@@ -108,14 +113,8 @@ export const MenuOpen: Story = {
 export const RenameRefused: Story = {
   name: 'Rename refused',
   render: (_args, { globals }) => (
-    <SessionList
-      sessions={sessions(globals.locale)}
-      currentId="ses_2"
-      onSelect={fn()}
-      onCreate={fn()}
-      actions={actions}
-      onRenameStart={fn()}
-      onRenameCancel={fn()}
+    <SampleList
+      locale={globals.locale}
       renaming={{
         sessionId: 'ses_2',
         error: <RefusedNotice error={{ status: 422, code: 'title_too_long', message: 'The session title is longer than 200 characters.' }} template="sessionMenu.renameFailed" />,
@@ -141,7 +140,7 @@ export const RenameRefused: Story = {
 export const RenameInProgress: Story = {
   name: 'Rename in progress',
   render: (_args, { globals }) => (
-    <SessionList sessions={sessions(globals.locale)} currentId="ses_2" onSelect={fn()} onCreate={fn()} actions={actions} onRenameStart={fn()} onRenameCancel={fn()} renaming={{ sessionId: 'ses_2' }} />
+    <SampleList locale={globals.locale} renaming={{ sessionId: 'ses_2' }} />
   ),
   play: async ({ canvas, globals }) => {
     const t = wordsFor(globals.locale)
@@ -161,14 +160,8 @@ export const RenameInProgress: Story = {
 export const NeedsYou: Story = {
   name: 'Needs you and news',
   render: (_args, { globals }) => (
-    <SessionList
-      sessions={sessions(globals.locale)}
-      currentId="ses_2"
-      onSelect={fn()}
-      onCreate={fn()}
-      actions={actions}
-      onRenameStart={fn()}
-      onRenameCancel={fn()}
+    <SampleList
+      locale={globals.locale}
       marks={
         new Map([
           ['ses_1', 'needsYou'],

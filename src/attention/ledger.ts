@@ -96,7 +96,7 @@ export const unseenCount = (entries: readonly LedgerEntry[]): number => entries.
  */
 export type SessionMark = 'needsYou' | 'news'
 
-/** Each session with unseen events and its mark; the same map (by value) gives the same string key. */
+/** Each session with unseen events and its mark. */
 export function sessionMarks(entries: readonly LedgerEntry[]): Map<string, SessionMark> {
   const marks = new Map<string, SessionMark>()
   for (const entry of entries) {
