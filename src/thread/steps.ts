@@ -109,15 +109,80 @@ function prettyJson(text: string): string | undefined {
  * pretty-printed JSON when it parses, else the text as written; past INPUT_HEAD_CHARS, its head
  * only, unless the operator asked for all of it (`whole`).
  */
-export function shownToolInput(input: string, status: ToolStatus, whole = false): ShownCode {
+export function shownToolInput(input: string, status: ToolStatus, whole = false): ShownToolInput {
   if (status === 'input') {
     const text = tail(input, INPUT_TAIL_CHARS)
     return { text, tag: undefined, omitted: input.length - text.length }
+  }
+  const split = textFieldsOf(input)
+  if (split !== undefined) {
+    const cut = (text: string) => (whole ? text : head(text, INPUT_HEAD_CHARS))
+    const rest = cut(split.rest)
+    const fields = split.fields.map(({ name, value }) => {
+      const shown = shownToolOutput(value, false, input)
+      const text = cut(shown.text)
+      return { name, lines: lineCount(value), text, tag: shown.tag, omitted: shown.text.length - text.length }
+    })
+    const omitted = split.rest.length - rest.length + fields.reduce((sum, field) => sum + field.omitted, 0)
+    return { text: rest, tag: 'json', omitted, fields }
   }
   const pretty = prettyJson(input)
   const all = pretty ?? input
   const text = whole ? all : head(all, INPUT_HEAD_CHARS)
   return { text, tag: pretty === undefined ? undefined : 'json', omitted: all.length - text.length }
+}
+
+/**
+ * A string at the top of a complete input that holds lines of text (the file a `write_file`
+ * writes, a script, a patch): shown as the text it is, under its field's name, rather than as one
+ * JSON line of `\n` escapes the operator scrolls sideways through before approving it.
+ */
+export type InputTextField = ShownCode & { name: string; lines: number }
+
+/** A tool's input as shown: `text` is the JSON of the fields that are not `fields` (empty when there are none). */
+export type ShownToolInput = ShownCode & { fields?: InputTextField[] }
+
+/** Lines in `text`, a final line break not counting as the start of another. */
+function lineCount(text: string): number {
+  let lines = 1
+  for (let at = text.indexOf('\n'); at !== -1 && at < text.length - 1; at = text.indexOf('\n', at + 1)) lines += 1
+  return lines
+}
+
+/** Inputs split by textFieldsOf, by their source (a handful are on screen at once). */
+const splitCache = new Map<string, TextFieldSplit | undefined>()
+const SPLIT_CACHE_ENTRIES = 64
+type TextFieldSplit = { rest: string; fields: Array<{ name: string; value: string }> }
+
+/**
+ * A JSON object's string fields that hold a line break, apart from the rest of it (pretty-printed,
+ * empty when nothing else is left), in the object's order; undefined when the input is not an
+ * object or none of its strings does.
+ */
+function textFieldsOf(input: string): TextFieldSplit | undefined {
+  if (splitCache.has(input)) return splitCache.get(input)
+  let split: TextFieldSplit | undefined
+  if (input.trimStart().startsWith('{')) {
+    let value: unknown
+    try {
+      value = JSON.parse(input)
+    } catch {
+      value = undefined
+    }
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      // No prototype: a field named `__proto__` is kept as a field, not taken as the object's prototype.
+      const rest: Record<string, unknown> = Object.create(null) as Record<string, unknown>
+      const fields: TextFieldSplit['fields'] = []
+      for (const [name, field] of Object.entries(value)) {
+        if (typeof field === 'string' && field.includes('\n')) fields.push({ name, value: field })
+        else rest[name] = field
+      }
+      if (fields.length > 0) split = { rest: Object.keys(rest).length > 0 ? JSON.stringify(rest, null, 2) : '', fields }
+    }
+  }
+  splitCache.set(input, split)
+  if (splitCache.size > SPLIT_CACHE_ENTRIES) splitCache.delete(splitCache.keys().next().value as string)
+  return split
 }
 
 /** Input fields that name the file a tool read, whose extension says what its output is. */

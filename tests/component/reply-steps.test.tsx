@@ -303,16 +303,38 @@ describe('a tool call', () => {
   })
 
   it('shows the head of a long input once it is complete, says how much there is, and all of it on request', () => {
-    const input = `{"path":"src/big.ts","content":"${'const a = 1\\n'.repeat(3_000)}"}`
+    const content = 'const a = 1\n'.repeat(3_000)
+    const input = JSON.stringify({ path: 'src/big.ts', content })
     renderInLanguage(<AgentReply message={reply([tool({ name: 'write_file', input, status: 'running', ended_at: undefined, output: undefined })], { status: 'streaming' })} now={T0 + 1_000} />)
-    const pre = () => document.querySelector('.step-code')!
-    expect(pre().textContent).toHaveLength(16_384)
-    expect(pre().textContent!.startsWith('{\n  "path": "src/big.ts",\n  "content": "const a = 1')).toBe(true)
-    const whole = JSON.stringify(JSON.parse(input), null, 2)
-    expect(screen.getByText(`The first 16,384 of ${whole.length.toLocaleString('en')} characters.`)).toBeInTheDocument()
+    const pres = () => [...document.querySelectorAll('.step-code')]
+    const rest = '{\n  "path": "src/big.ts"\n}'
+    expect(pres().map((pre) => pre.textContent!.length)).toEqual([rest.length, 16_384])
+    expect(pres()[0]).toHaveTextContent(/^\{ "path": "src\/big\.ts" \}$/)
+    expect(pres()[1]!.textContent!.startsWith('const a = 1\nconst a = 1\n')).toBe(true)
+    expect(screen.getByText(`The first ${(rest.length + 16_384).toLocaleString('en')} of ${(rest.length + content.length).toLocaleString('en')} characters.`)).toBeInTheDocument()
     fireEvent.click(screen.getByRole('button', { name: 'Show the whole input' }))
-    expect(pre().textContent).toBe(whole)
+    expect(pres()[1]!.textContent).toBe(content)
     expect(screen.queryByRole('button', { name: 'Show the whole input' })).toBeNull()
+  })
+
+  it.each([
+    ['en', 'content', '3 lines'],
+    ['zh', 'content', '3 行'],
+  ] as const)('shows a text field of a complete input as its lines, under its name (%s)', (lng, name, lines) => {
+    const content = '# Notes\n\nShip it on **Friday**.'
+    const input = JSON.stringify({ path: 'notes/plan.md', content, mode: 0o644 })
+    const { container } = renderInLanguage(<AgentReply message={reply([tool({ name: 'write_file', input, status: 'awaiting_approval', ended_at: undefined, output: undefined })], { status: 'streaming' })} />, lng)
+    const [json, text] = [...container.querySelectorAll('.step-code')] as HTMLElement[]
+    // The rest stays JSON; the text is shown as the lines it holds, not as one escaped line.
+    expect(json!.textContent).toBe('{\n  "path": "notes/plan.md",\n  "mode": 420\n}')
+    expect(json!.dataset.language).toBe('json')
+    expect(text!.textContent).toBe(content)
+    expect(text!.dataset.language).toBe('markdown')
+    const title = container.querySelector('.step__field-title')!
+    expect(title.querySelector('code')).toHaveTextContent(name)
+    expect(title).toHaveTextContent(lines)
+    // Copy input still copies what the tool was given.
+    expect(screen.getByRole('button', { name: lng === 'en' ? 'Copy input' : '复制输入' })).toBeInTheDocument()
   })
 
   it('highlights JSON output once done, and code by the extension of the file it read', async () => {

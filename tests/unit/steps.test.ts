@@ -105,19 +105,65 @@ describe('shownToolInput', () => {
   })
 })
 
+describe('an input’s text fields', () => {
+  it('takes out the strings that hold lines, in their order, and leaves the rest as JSON', () => {
+    const shown = shownToolInput(JSON.stringify({ path: 'a.py', old: 'x = 1\n', new: 'x = 2\ny = 3\n', flags: { dry: true, note: 'a\nb' }, n: 2 }), 'done')
+    expect(shown.text).toBe('{\n  "path": "a.py",\n  "flags": {\n    "dry": true,\n    "note": "a\\nb"\n  },\n  "n": 2\n}')
+    expect(shown.tag).toBe('json')
+    expect(shown.fields).toEqual([
+      { name: 'old', lines: 1, text: 'x = 1\n', tag: 'py', omitted: 0 },
+      { name: 'new', lines: 2, text: 'x = 2\ny = 3\n', tag: 'py', omitted: 0 },
+    ])
+  })
+
+  it('leaves no JSON when every field is text, and reads a script and a patch by their first line', () => {
+    const shown = shownToolInput(JSON.stringify({ script: '#!/usr/bin/env python3\nprint(1)', patch: '--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b' }), 'awaiting_approval')
+    expect(shown.text).toBe('')
+    expect(shown.fields!.map((field) => [field.name, field.tag, field.lines])).toEqual([
+      ['script', 'python', 2],
+      ['patch', 'diff', 5],
+    ])
+  })
+
+  it('keeps a field named __proto__ as a field', () => {
+    const shown = shownToolInput('{"__proto__":{"x":1},"content":"a\\nb"}', 'done')
+    expect(shown.text).toBe('{\n  "__proto__": {\n    "x": 1\n  }\n}')
+    expect(shown.fields!.map((field) => field.text)).toEqual(['a\nb'])
+  })
+
+  it('splits only a complete input', () => {
+    expect(shownToolInput('{"content":"a\\nb"}', 'input').fields).toBeUndefined()
+    expect(shownToolInput('["a\\nb"]', 'done').fields).toBeUndefined()
+  })
+})
+
 describe('a long complete input', () => {
   const content = 'const a = await b(1, \\"c\\")\\n'.repeat(12_000)
   const input = `{"path":"src/big.ts","content":"${content}"}`
 
-  it('shows the head of its formatted JSON, and says how much is left out', () => {
+  it('shows the head of its text field apart from the rest, and says how much is left out', () => {
     const shown = shownToolInput(input, 'running')
     const whole = shownToolInput(input, 'running', true)
+    const text = JSON.parse(input).content as string
+    expect(shown.text).toBe('{\n  "path": "src/big.ts"\n}')
     expect(shown.tag).toBe('json')
+    expect(shown.fields).toHaveLength(1)
+    expect(shown.fields![0]).toMatchObject({ name: 'content', lines: 12_000, tag: 'ts' })
+    expect(shown.fields![0]!.text).toHaveLength(INPUT_HEAD_CHARS)
+    expect(whole.fields![0]!.text).toBe(text)
+    expect(shown.omitted).toBe(text.length - INPUT_HEAD_CHARS)
+    expect(whole.omitted).toBe(0)
+  })
+
+  it('shows the head of its formatted JSON when no field holds lines', () => {
+    const flat = `{"path":"src/big.ts","content":"${'x'.repeat(20_000)}"}`
+    const shown = shownToolInput(flat, 'running')
+    const whole = shownToolInput(flat, 'running', true)
+    expect(shown.fields).toBeUndefined()
     expect(shown.text).toHaveLength(INPUT_HEAD_CHARS)
     expect(whole.text.startsWith(shown.text)).toBe(true)
     expect(whole.text.startsWith('{\n  "path": "src/big.ts",\n  "content": ')).toBe(true)
     expect(shown.omitted).toBe(whole.text.length - INPUT_HEAD_CHARS)
-    expect(whole.omitted).toBe(0)
   })
 
   it('shows an input that is not JSON as written, its head only', () => {

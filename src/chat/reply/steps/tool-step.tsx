@@ -2,7 +2,7 @@ import { memo, useCallback, useId, useMemo, useState, type ReactNode } from 'rea
 import { useTranslation } from '../../../i18n/use-translation'
 import { describeDuration, formatBytes, formatCount, type DurationRounding } from '../../../i18n/number-format'
 import { CopyButton } from '../../../markdown/copy-button'
-import { highlightsInput, inputHighlightIn, nextSecondIn, shownToolInput, shownToolOutput, toolDurationMs, toolOpenByDefault, utf8Length, type ShownCode } from '../../../thread/steps'
+import { highlightsInput, inputHighlightIn, nextSecondIn, shownToolInput, shownToolOutput, toolDurationMs, toolOpenByDefault, utf8Length, type ShownToolInput } from '../../../thread/steps'
 import { isToolEnded } from '../../../wire/status'
 import type { ToolPart } from '../../../wire/types'
 import type { LiveToolPart } from '../../../live/parts'
@@ -68,13 +68,33 @@ function ToolTime({ part, now }: { part: ToolPart; now: number | undefined }) {
  * (highlightsInput; a tool found running after a reload usually has), then highlighted; one tick
  * turns it on.
  */
-function RunningInputCode({ shown, startedAt }: { shown: ShownCode; startedAt: number }) {
+function RunningInputCode({ shown, startedAt }: { shown: ShownToolInput; startedAt: number }) {
   const { clock } = useChatRuntime()
   // `started_at` is the daemon's time; placed on the browser's clock, as the elapsed time is.
   const from = clock.fromDaemon(startedAt)
   const nextTickIn = useCallback((at: number) => inputHighlightIn(at - from), [from])
   useTicker(nextTickIn)
-  return <StepCode code={shown.text} tag={shown.tag} complete highlight={highlightsInput('running', clock.now() - from)} />
+  return <InputCode shown={shown} complete highlight={highlightsInput('running', clock.now() - from)} />
+}
+
+/** An input's JSON, then each of its text fields under its name and its count of lines. */
+function InputCode({ shown, complete, highlight }: { shown: ShownToolInput; complete: boolean; highlight: boolean }) {
+  const { t, i18n } = useTranslation()
+  const fields = shown.fields ?? []
+  return (
+    <>
+      {fields.length === 0 || shown.text !== '' ? <StepCode code={shown.text} tag={shown.tag} complete={complete} highlight={highlight} /> : null}
+      {fields.map((field) => (
+        <div key={field.name} className="step__field">
+          <p className="step__field-title">
+            <code>{field.name}</code>
+            <span>{t('steps.fieldLines', { count: field.lines, lines: formatCount(field.lines, i18n.language) })}</span>
+          </p>
+          <StepCode code={field.text} tag={field.tag} complete={complete} highlight={highlight} />
+        </div>
+      ))}
+    </>
+  )
 }
 
 /** The whole output, once asked for. */
@@ -88,6 +108,7 @@ function ToolInput({ part, now }: { part: ToolPart; now: number | undefined }) {
   const writing = part.status === 'input'
   const running = part.status === 'running'
   const shown = useMemo(() => shownToolInput(part.input, part.status, whole), [part.input, part.status, whole])
+  const shownChars = shown.text.length + (shown.fields ?? []).reduce((chars, field) => chars + field.text.length, 0)
   return (
     <div className="step__section">
       <div className="step__section-header">
@@ -99,7 +120,7 @@ function ToolInput({ part, now }: { part: ToolPart; now: number | undefined }) {
       ) : null}
       {shown.omitted > 0 && !writing ? (
         <div className="step__truncated">
-          <p className="step__note">{t('steps.inputHead', { shown: formatCount(shown.text.length, lng), total: formatCount(shown.text.length + shown.omitted, lng) })}</p>
+          <p className="step__note">{t('steps.inputHead', { shown: formatCount(shownChars, lng), total: formatCount(shownChars + shown.omitted, lng) })}</p>
           <button type="button" className="button step__load" onClick={() => setWhole(true)}>
             {t('steps.showWholeInput')}
           </button>
@@ -108,7 +129,7 @@ function ToolInput({ part, now }: { part: ToolPart; now: number | undefined }) {
       {running && now === undefined ? (
         <RunningInputCode shown={shown} startedAt={part.started_at} />
       ) : (
-        <StepCode code={shown.text} tag={shown.tag} complete={!writing} highlight={highlightsInput(part.status, now === undefined ? 0 : now - part.started_at)} />
+        <InputCode shown={shown} complete={!writing} highlight={highlightsInput(part.status, now === undefined ? 0 : now - part.started_at)} />
       )}
     </div>
   )
