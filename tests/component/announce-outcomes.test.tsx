@@ -25,7 +25,7 @@ const WORDS = {
 /** What the region says, sentence by sentence, in each language. */
 const SAID = {
   en: {
-    rateLimited: 'Reply failed: Too many requests, so the model provider is rate limiting for now. It can be tried again after a short wait.',
+    rateLimited: 'Reply failed: Too many requests, so the model provider is rate limiting for now. It can be tried again once the limit lifts.',
     overloaded: 'Reply failed: The model provider is overloaded or down. This is usually temporary; try again shortly.',
     rejected: "Reply failed: The model provider refused the request. Check the daemon's API key and model settings.",
     retry1: ' Retry 1 in 2 seconds.',
@@ -37,7 +37,7 @@ const SAID = {
     cancelled: 'Automatic retry cancelled.',
   },
   zh: {
-    rateLimited: '回复失败：请求过于频繁，模型服务商暂时限流。稍等片刻即可重试。',
+    rateLimited: '回复失败：请求过于频繁，模型服务商暂时限流。限流解除后即可重试。',
     overloaded: '回复失败：模型服务商繁忙或暂时不可用，通常很快就会恢复。请稍后重试。',
     rejected: '回复失败：模型服务商拒绝了这次请求。请检查守护进程的 API 密钥和模型配置。',
     retry1: '2 秒后进行第 1 次重试。',

@@ -44,7 +44,7 @@ function liveRegion(): HTMLElement {
 }
 
 /** How the live region words a rate-limited failure before its countdown. */
-const RATE_LIMITED = 'Reply failed: Too many requests, so the model provider is rate limiting for now. It can be tried again after a short wait.'
+const RATE_LIMITED = 'Reply failed: Too many requests, so the model provider is rate limiting for now. It can be tried again once the limit lifts.'
 
 const regenerates = () => daemon.state().requests.filter((r) => r.method === 'POST' && r.path.endsWith('/regenerate'))
 
@@ -266,7 +266,7 @@ describe('accessible names', () => {
     await send('hi')
     await advance(20)
     expect(retryLine()).toBe('第 1 次重试2 秒后开始')
-    expect(liveRegion()).toHaveTextContent('回复失败：请求过于频繁，模型服务商暂时限流。稍等片刻即可重试。2 秒后进行第 1 次重试。')
+    expect(liveRegion()).toHaveTextContent('回复失败：请求过于频繁，模型服务商暂时限流。限流解除后即可重试。2 秒后进行第 1 次重试。')
   })
 })
 

@@ -9,12 +9,12 @@ import { agentReplies, expect, newSession, openApp, sendMessage, test, type Lang
 
 const EXPECTED: Record<Lang, string[]> = {
   en: [
-    'Reply failed: Too many requests, so the model provider is rate limiting for now. It can be tried again after a short wait. Retry 1 in 2 seconds.',
+    'Reply failed: Too many requests, so the model provider is rate limiting for now. It can be tried again once the limit lifts. Retry 1 in 2 seconds.',
     'Reply failed: The model provider is overloaded or down. This is usually temporary; try again shortly. Retry 2 in 4 seconds.',
     'Reply complete.',
   ],
   zh: [
-    '回复失败：请求过于频繁，模型服务商暂时限流。稍等片刻即可重试。2 秒后进行第 1 次重试。',
+    '回复失败：请求过于频繁，模型服务商暂时限流。限流解除后即可重试。2 秒后进行第 1 次重试。',
     '回复失败：模型服务商繁忙或暂时不可用，通常很快就会恢复。请稍后重试。4 秒后进行第 2 次重试。',
     '回复已完成。',
   ],

@@ -27,7 +27,7 @@ test('rate_limited, overloaded, ok: two countdowns run and the reply arrives wit
   // First failure: attempt 1, 2 s.
   await expect(reply).toHaveAttribute('data-status', 'failed')
   await expect(reply.locator('.failure__text')).toHaveText(
-    'Too many requests, so the model provider is rate limiting for now. It can be tried again after a short wait.',
+    'Too many requests, so the model provider is rate limiting for now. It can be tried again once the limit lifts.',
   )
   await expect(retry).toHaveAttribute('data-retry', 'armed')
   await expect(retry).toContainText('Attempt 1')
@@ -39,7 +39,7 @@ test('rate_limited, overloaded, ok: two countdowns run and the reply arrives wit
   // The announcement is polite and made once, not per tick.
   await expect(
     page.getByRole('status').filter({
-      hasText: 'Reply failed: Too many requests, so the model provider is rate limiting for now. It can be tried again after a short wait. Retry 1 in 2 seconds.',
+      hasText: 'Reply failed: Too many requests, so the model provider is rate limiting for now. It can be tried again once the limit lifts. Retry 1 in 2 seconds.',
     }),
   ).toHaveCount(1)
 
