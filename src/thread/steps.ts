@@ -137,7 +137,7 @@ export function shownToolInput(input: string, status: ToolStatus, whole = false)
  * writes, a script, a patch): shown as the text it is, under its field's name, rather than as one
  * JSON line of `\n` escapes the operator scrolls sideways through before approving it.
  */
-export type InputTextField = ShownCode & { name: string; lines: number }
+type InputTextField = ShownCode & { name: string; lines: number }
 
 /** A tool's input as shown: `text` is the JSON of the fields that are not `fields` (empty when there are none). */
 export type ShownToolInput = ShownCode & { fields?: InputTextField[] }
@@ -148,6 +148,9 @@ function lineCount(text: string): number {
   for (let at = text.indexOf('\n'); at !== -1 && at < text.length - 1; at = text.indexOf('\n', at + 1)) lines += 1
   return lines
 }
+
+/** Text fields shown apart at most: an input of thousands of them (a model gone wrong) shows the rest as JSON, not a box each. */
+export const MAX_TEXT_FIELDS = 8
 
 /** Inputs split by textFieldsOf, by their source (a handful are on screen at once). */
 const splitCache = new Map<string, TextFieldSplit | undefined>()
@@ -174,7 +177,7 @@ function textFieldsOf(input: string): TextFieldSplit | undefined {
       const rest: Record<string, unknown> = Object.create(null) as Record<string, unknown>
       const fields: TextFieldSplit['fields'] = []
       for (const [name, field] of Object.entries(value)) {
-        if (typeof field === 'string' && field.includes('\n')) fields.push({ name, value: field })
+        if (typeof field === 'string' && field.includes('\n') && fields.length < MAX_TEXT_FIELDS) fields.push({ name, value: field })
         else rest[name] = field
       }
       if (fields.length > 0) split = { rest: Object.keys(rest).length > 0 ? JSON.stringify(rest, null, 2) : '', fields }

@@ -11,6 +11,7 @@ import {
   reasoningOpenByDefault,
   reasoningSpanMs,
   shownToolInput,
+  MAX_TEXT_FIELDS,
   shownToolOutput,
   toolDurationMs,
   toolOpenByDefault,
@@ -129,6 +130,13 @@ describe('an input’s text fields', () => {
     const shown = shownToolInput('{"__proto__":{"x":1},"content":"a\\nb"}', 'done')
     expect(shown.text).toBe('{\n  "__proto__": {\n    "x": 1\n  }\n}')
     expect(shown.fields!.map((field) => field.text)).toEqual(['a\nb'])
+  })
+
+  it('takes out at most MAX_TEXT_FIELDS of them, and leaves the others in the JSON', () => {
+    const input = Object.fromEntries(Array.from({ length: MAX_TEXT_FIELDS + 3 }, (_, i) => [`f${i}`, `line ${i}\nnext`]))
+    const shown = shownToolInput(JSON.stringify(input), 'done')
+    expect(shown.fields!.map((field) => field.name)).toEqual(Object.keys(input).slice(0, MAX_TEXT_FIELDS))
+    expect(JSON.parse(shown.text)).toEqual(Object.fromEntries(Object.entries(input).slice(MAX_TEXT_FIELDS)))
   })
 
   it('splits only a complete input', () => {
