@@ -48,7 +48,7 @@ function history(sid: string): Message[] {
       parts: [
         { type: 'reasoning', text: 'The scheduler doubles the wait; check the Wombatfile first.' },
         { type: 'tool', tool_call_id: 'tc_1', name: 'search_docs', effect: 'read', input: '{"query":"quokka backoff"}', status: 'done', output: 'Two pages.', output_bytes: 10, output_truncated: false, started_at: at + 1_100, ended_at: at + 1_900 },
-        { type: 'tool', tool_call_id: 'tc_2', name: 'read_file', effect: 'read', input: '{"path":"docs/retries.md"}', status: 'done', output: 'Retries.', output_bytes: 8, output_truncated: false, started_at: at + 2_000, ended_at: at + 2_400 },
+        { type: 'tool', tool_call_id: 'tc_2', name: 'read_file', effect: 'read', input: JSON.stringify({ path: 'docs/retries.md', lines: 'First line\nthe numbat line' }), status: 'done', output: 'Retries.', output_bytes: 8, output_truncated: false, started_at: at + 2_000, ended_at: at + 2_400 },
         { type: 'text', text: 'They back off.' },
       ],
     },
@@ -100,6 +100,14 @@ describe.each(['en', 'zh'] as Language[])('find in a reply’s steps (%s)', (lng
     await user().type(screen.getByRole('searchbox', { name: w.find }), '{Escape}')
     await advance(100)
     expect(expanded()).toEqual(['false', 'false', 'false'])
+  })
+
+  it('opens the tool whose input holds the words in a text field, and shows them in its box', async () => {
+    await open()
+    await find('numbat')
+    expect(expanded()).toEqual(['false', 'false', 'true'])
+    const field = document.querySelectorAll<HTMLElement>('.step--tool')[1]!.querySelector('.step__field')!
+    expect(field.querySelector('.step-code')).toHaveTextContent('the numbat line')
   })
 
   it('leaves a tool folded when the words are its name, which its header shows', async () => {
