@@ -72,36 +72,41 @@ function head(text: string, limit: number): string {
 }
 
 /**
- * Pretty-printed texts by their source, so an input is parsed once however often it is shown
+ * `compute` remembered by its text: what is shown is made once however often it is shown
  * (running, then done, then opened again; in the live reply, then in history), oldest dropped
- * first. Bounded by characters, sources and results together: one file a tool wrote is hundreds
- * of KiB.
+ * first. Bounded by characters (`size` counts a text and what was made of it): one file a tool
+ * wrote is hundreds of KiB.
  */
-const prettyCache = new Map<string, string | undefined>()
-const PRETTY_CACHE_CHARS = 4_000_000
-let prettyCacheChars = 0
+function memoByText<T>(compute: (text: string) => T, size: (text: string, made: T) => number, limitChars = 4_000_000): (text: string) => T {
+  const made = new Map<string, T>()
+  let chars = 0
+  return (text) => {
+    if (made.has(text)) return made.get(text) as T
+    const value = compute(text)
+    made.set(text, value)
+    chars += size(text, value)
+    for (const [oldest, held] of made) {
+      if (chars <= limitChars || oldest === text) break
+      made.delete(oldest)
+      chars -= size(oldest, held)
+    }
+    return value
+  }
+}
 
 /** `text` pretty-printed when it is a JSON object or array, else undefined. */
-function prettyJson(text: string): string | undefined {
-  if (prettyCache.has(text)) return prettyCache.get(text)
-  let pretty: string | undefined
-  const trimmed = text.trim()
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+const prettyJson = memoByText(
+  (text: string): string | undefined => {
+    const trimmed = text.trim()
+    if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined
     try {
-      pretty = JSON.stringify(JSON.parse(trimmed), null, 2)
+      return JSON.stringify(JSON.parse(trimmed), null, 2)
     } catch {
-      pretty = undefined
+      return undefined
     }
-  }
-  prettyCache.set(text, pretty)
-  prettyCacheChars += text.length + (pretty?.length ?? 0)
-  for (const [oldest, value] of prettyCache) {
-    if (prettyCacheChars <= PRETTY_CACHE_CHARS || oldest === text) break
-    prettyCache.delete(oldest)
-    prettyCacheChars -= oldest.length + (value?.length ?? 0)
-  }
-  return pretty
-}
+  },
+  (text, pretty) => text.length + (pretty?.length ?? 0),
+)
 
 /**
  * A tool's input as shown. While the model writes it (`input`) it is not JSON yet: its tail, as
@@ -152,9 +157,6 @@ function lineCount(text: string): number {
 /** Text fields shown apart at most: an input of thousands of them (a model gone wrong) shows the rest as JSON, not a box each. */
 export const MAX_TEXT_FIELDS = 8
 
-/** Inputs split by textFieldsOf, by their source (a handful are on screen at once). */
-const splitCache = new Map<string, TextFieldSplit | undefined>()
-const SPLIT_CACHE_ENTRIES = 64
 type TextFieldSplit = { rest: string; fields: Array<{ name: string; value: string }> }
 
 /**
@@ -162,31 +164,27 @@ type TextFieldSplit = { rest: string; fields: Array<{ name: string; value: strin
  * empty when nothing else is left), in the object's order; undefined when the input is not an
  * object or none of its strings does.
  */
-function textFieldsOf(input: string): TextFieldSplit | undefined {
-  if (splitCache.has(input)) return splitCache.get(input)
-  let split: TextFieldSplit | undefined
-  if (input.trimStart().startsWith('{')) {
+const textFieldsOf = memoByText(
+  (input: string): TextFieldSplit | undefined => {
+    if (!input.trimStart().startsWith('{')) return undefined
     let value: unknown
     try {
       value = JSON.parse(input)
     } catch {
-      value = undefined
+      return undefined
     }
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      // No prototype: a field named `__proto__` is kept as a field, not taken as the object's prototype.
-      const rest: Record<string, unknown> = Object.create(null) as Record<string, unknown>
-      const fields: TextFieldSplit['fields'] = []
-      for (const [name, field] of Object.entries(value)) {
-        if (typeof field === 'string' && field.includes('\n') && fields.length < MAX_TEXT_FIELDS) fields.push({ name, value: field })
-        else rest[name] = field
-      }
-      if (fields.length > 0) split = { rest: Object.keys(rest).length > 0 ? JSON.stringify(rest, null, 2) : '', fields }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+    // No prototype: a field named `__proto__` is kept as a field, not taken as the object's prototype.
+    const rest: Record<string, unknown> = Object.create(null) as Record<string, unknown>
+    const fields: TextFieldSplit['fields'] = []
+    for (const [name, field] of Object.entries(value)) {
+      if (typeof field === 'string' && field.includes('\n') && fields.length < MAX_TEXT_FIELDS) fields.push({ name, value: field })
+      else rest[name] = field
     }
-  }
-  splitCache.set(input, split)
-  if (splitCache.size > SPLIT_CACHE_ENTRIES) splitCache.delete(splitCache.keys().next().value as string)
-  return split
-}
+    return fields.length > 0 ? { rest: Object.keys(rest).length > 0 ? JSON.stringify(rest, null, 2) : '', fields } : undefined
+  },
+  (input, split) => input.length + (split ? split.rest.length + split.fields.reduce((chars, field) => chars + field.value.length, 0) : 0),
+)
 
 /** Input fields that name the file a tool read, whose extension says what its output is. */
 const PATH_FIELDS = ['path', 'file_path', 'filePath', 'file', 'filename']
