@@ -124,7 +124,8 @@ export function shownToolInput(input: string, status: ToolStatus, whole = false)
     const cut = (text: string) => (whole ? text : head(text, INPUT_HEAD_CHARS))
     const rest = cut(split.rest)
     const fields = split.fields.map(({ name, value }) => {
-      const shown = shownToolOutput(value, false, input)
+      // The extension from the parse the split already made, not a parse of the input per field.
+      const shown = shownText(value, false, () => split.extension)
       const text = cut(shown.text)
       return { name, lines: lineCount(value), text, tag: shown.tag, omitted: shown.text.length - text.length }
     })
@@ -157,7 +158,7 @@ function lineCount(text: string): number {
 /** Text fields shown apart at most: an input of thousands of them (a model gone wrong) shows the rest as JSON, not a box each. */
 export const MAX_TEXT_FIELDS = 8
 
-type TextFieldSplit = { rest: string; fields: Array<{ name: string; value: string }> }
+type TextFieldSplit = { rest: string; fields: Array<{ name: string; value: string }>; extension: string | undefined }
 
 /**
  * A JSON object's string fields that hold a line break, apart from the rest of it (pretty-printed,
@@ -167,13 +168,8 @@ type TextFieldSplit = { rest: string; fields: Array<{ name: string; value: strin
 const textFieldsOf = memoByText(
   (input: string): TextFieldSplit | undefined => {
     if (!input.trimStart().startsWith('{')) return undefined
-    let value: unknown
-    try {
-      value = JSON.parse(input)
-    } catch {
-      return undefined
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+    const value = parseObject(input)
+    if (value === undefined) return undefined
     // No prototype: a field named `__proto__` is kept as a field, not taken as the object's prototype.
     const rest: Record<string, unknown> = Object.create(null) as Record<string, unknown>
     const fields: TextFieldSplit['fields'] = []
@@ -181,7 +177,7 @@ const textFieldsOf = memoByText(
       if (typeof field === 'string' && field.includes('\n') && fields.length < MAX_TEXT_FIELDS) fields.push({ name, value: field })
       else rest[name] = field
     }
-    return fields.length > 0 ? { rest: Object.keys(rest).length > 0 ? JSON.stringify(rest, null, 2) : '', fields } : undefined
+    return fields.length > 0 ? { rest: Object.keys(rest).length > 0 ? JSON.stringify(rest, null, 2) : '', fields, extension: extensionOf(value) } : undefined
   },
   (input, split) => input.length + (split ? split.rest.length + split.fields.reduce((chars, field) => chars + field.value.length, 0) : 0),
 )
@@ -189,17 +185,22 @@ const textFieldsOf = memoByText(
 /** Input fields that name the file a tool read, whose extension says what its output is. */
 const PATH_FIELDS = ['path', 'file_path', 'filePath', 'file', 'filename']
 
-/** The extension of the file a tool's (complete) input names, lower case, or undefined. */
-function extensionOfInput(input: string): string | undefined {
+/** `text` parsed when it is a JSON object, else undefined. */
+function parseObject(text: string): Record<string, unknown> | undefined {
   let value: unknown
   try {
-    value = JSON.parse(input)
+    value = JSON.parse(text)
   } catch {
     return undefined
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+}
+
+/** The extension of the file a tool's (complete, parsed) input names, lower case, or undefined. */
+function extensionOf(input: Record<string, unknown> | undefined): string | undefined {
+  if (input === undefined) return undefined
   for (const field of PATH_FIELDS) {
-    const path = (value as Record<string, unknown>)[field]
+    const path = input[field]
     if (typeof path !== 'string') continue
     const name = path.split(/[\\/]/).pop() ?? ''
     const dot = name.lastIndexOf('.')
@@ -219,13 +220,18 @@ function extensionOfInput(input: string): string | undefined {
  * The text itself is never changed but for the JSON pretty-printing.
  */
 export function shownToolOutput(output: string, truncated: boolean, input: string): ShownCode {
+  return shownText(output, truncated, () => extensionOf(parseObject(input)))
+}
+
+/** shownToolOutput, with the input's file extension asked for only when nothing else names the language. */
+function shownText(output: string, truncated: boolean, extension: () => string | undefined): ShownCode {
   const pretty = truncated ? undefined : prettyJson(output)
   if (pretty !== undefined) return { text: pretty, tag: 'json', omitted: 0 }
   const head = output.trimStart()
   if (truncated && (head.startsWith('{') || head.startsWith('['))) return { text: output, tag: 'json', omitted: 0 }
   if (head.startsWith('#!')) return { text: output, tag: /^#![^\n]*python/.test(head) ? 'python' : 'sh', omitted: 0 }
   if (head.startsWith('diff --git ') || /^--- [^\n]*\n\+\+\+ /.test(head)) return { text: output, tag: 'diff', omitted: 0 }
-  return { text: output, tag: extensionOfInput(input), omitted: 0 }
+  return { text: output, tag: extension(), omitted: 0 }
 }
 
 /** A tool's duration from the daemon's own times (no clock skew in it), once it has ended. */
