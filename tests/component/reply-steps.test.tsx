@@ -330,6 +330,9 @@ describe('a tool call', () => {
     expect(json!.dataset.language).toBe('json')
     expect(text!.textContent).toBe(content)
     expect(text!.dataset.language).toBe('markdown')
+    // A note is prose: its lines wrap; the JSON keeps its lines.
+    expect(text).toHaveAttribute('data-prose')
+    expect(json).not.toHaveAttribute('data-prose')
     const title = container.querySelector('.step__field-title')!
     expect(title.querySelector('code')).toHaveTextContent(name)
     expect(title).toHaveTextContent(lines)
@@ -353,6 +356,20 @@ describe('a tool call', () => {
     for (const pre of outputs) expect(pre).toHaveAttribute('data-highlighted', 'true')
     expect(outputs[1]!.querySelector('span[style]')).not.toBeNull()
     expect(outputs[1]!.textContent).toBe('export const answer: number = 42')
+  })
+
+  it('wraps prose it read (Markdown, a text file) and keeps code on its lines', () => {
+    const read = (id: string, path: string, output: string) =>
+      tool({ tool_call_id: id, name: 'read_file', status: 'failed', error: { code: 'tool_failed', message: '' }, input: JSON.stringify({ path }), output })
+    const { container } = renderInLanguage(
+      <AgentReply message={reply([read('tc_1', 'README.md', '# Rebound\n\nA long paragraph.'), read('tc_2', 'notes.txt', 'plain words'), read('tc_3', 'src/app.py', 'print(1)')])} />,
+    )
+    const outputs = [...container.querySelectorAll('.step--tool')].map((step) => [...step.querySelectorAll('pre')][1]!)
+    expect(outputs.map((pre) => [pre.dataset.language, pre.hasAttribute('data-prose')])).toEqual([
+      ['markdown', true],
+      ['text', true],
+      ['python', false],
+    ])
   })
 
   it('copies its input and its output, each with its own button', async () => {

@@ -18,10 +18,19 @@ export type StepCodeProps = {
   highlight?: boolean
 }
 
+/** Tags of prose (a note, a README, a plain text file): read as paragraphs, so their lines wrap. */
+const PROSE_TAGS = new Set(['txt', 'text', 'rst', 'adoc', 'asciidoc', 'org'])
+
+/** Whether text tagged `tag` is prose rather than code: Markdown, or a plain text file. */
+function isProse(tag: string | undefined): boolean {
+  return resolveLanguage(tag) === 'markdown' || PROSE_TAGS.has(tag?.trim().toLowerCase() ?? '')
+}
+
 /**
  * A tool's input or output: plain text in a scrolling `<pre>`, highlighted with the reply
  * renderer's highlighter (Shiki tokens as React elements, never HTML) once complete and seen. Code
- * past the highlighter's own limit stays plain.
+ * past the highlighter's own limit stays plain. Prose wraps at the box's edge (a note's paragraph is
+ * one long line); code keeps its lines and scrolls sideways.
  */
 export function StepCode({ code, tag, complete, highlight = true }: StepCodeProps) {
   const language = resolveLanguage(tag)
@@ -30,7 +39,7 @@ export function StepCode({ code, tag, complete, highlight = true }: StepCodeProp
   const lines = useHighlight(code, language, complete && highlight, seen)
   return (
     // Focusable, so the keyboard can scroll a long input or output.
-    <pre ref={ref} className="step-code" tabIndex={0} data-language={language ?? 'text'} data-highlighted={lines !== undefined} data-writing={complete ? undefined : ''}>
+    <pre ref={ref} className="step-code" tabIndex={0} data-language={language ?? 'text'} data-highlighted={lines !== undefined} data-writing={complete ? undefined : ''} data-prose={isProse(tag) ? '' : undefined}>
       <code>
         <CodeLines code={code} lines={lines} />
       </code>
