@@ -1,7 +1,8 @@
 /**
  * When the live-run store shows what streamed: at most once per STREAM_FLUSH_GAP_MS, at the next
- * animation frame (or a timer in a hidden tab), and never in the frame that paints a key the
- * operator just pressed. The stream worker batches at the same pace (batchPace).
+ * animation frame (or a timer in a hidden tab), never in the frame that paints a key the operator
+ * just pressed, and while the operator types, just after a key rather than as the next one comes
+ * (yieldingToInput). The stream worker batches at the same pace (batchPace).
  */
 import type { StreamFrame } from '../wire/types'
 
@@ -141,24 +142,28 @@ export function pacedFrames(gapMs: number | (() => number), clock: { now(): numb
 
 /** When the operator last pressed a key, typed or clicked (`performance.now()`). */
 export type InputClock = { lastInputAt(): number; now(): number }
+/** The input clock, and when the operator last pressed a key or typed (a click is not typing). */
+export type KeyClock = InputClock & { lastKeyAt(): number }
 
-let pageInput: InputClock | undefined
+let pageInput: KeyClock | undefined
 
 /**
  * The page's input clock: keydown, beforeinput (typing, IME, paste) and pointerdown, heard on
  * the window before anything else handles them. Without a window, no input ever happened.
  */
-export function browserInput(): InputClock {
+export function browserInput(): KeyClock {
   if (pageInput) return pageInput
   let last = -Infinity
+  let lastKey = -Infinity
   const now = () => (typeof performance === 'undefined' ? Date.now() : performance.now())
   if (typeof window !== 'undefined') {
-    const note = () => {
+    const note = (event: Event) => {
       last = now()
+      if (event.type !== 'pointerdown') lastKey = last
     }
     for (const type of ['keydown', 'beforeinput', 'pointerdown'] as const) window.addEventListener(type, note, { capture: true, passive: true })
   }
-  pageInput = { lastInputAt: () => last, now }
+  pageInput = { lastInputAt: () => last, lastKeyAt: () => lastKey, now }
   return pageInput
 }
 
@@ -166,23 +171,43 @@ export function browserInput(): InputClock {
 const INPUT_FRAME_MS = 17
 /** Frames a flush may wait for input, so a held key never stops the text. */
 export const MAX_INPUT_DEFERRALS = 2
-
+/**
+ * How long after a key a flush still runs while the operator types: the frame after the key's own
+ * and the one after that. Later, the next key is near (one every 60 to 300 ms), and a commit
+ * running when it comes keeps it from the frame that would paint it.
+ */
+export const AFTER_KEY_MS = 50
+/** The longest a flush waits for the next key while the operator types: a pause in typing still shows the text. */
+export const MAX_TYPING_WAIT_MS = 150
+/** A flush this long after the last one shows a stream that had paused or just began (after a send): it waits for no key. */
+export const STREAM_PAUSE_MS = MAX_TYPING_WAIT_MS + 2 * STREAM_FLUSH_GAP_MS
 /**
  * `next`, giving way to the operator: a flush that falls in the frame that paints a key just
- * pressed waits for the frame after (at most MAX_INPUT_DEFERRALS frames). The keystroke then
- * paints on its own, at once, and the stream's commit runs in the quiet just after it, before
- * the next key comes.
+ * pressed waits for the frame after (at most MAX_INPUT_DEFERRALS frames), so the keystroke paints
+ * on its own, at once. While the operator types as text streams in (a key since the last flush,
+ * within TYPING_WINDOW_MS, and that flush within STREAM_PAUSE_MS), a flush runs in the quiet just
+ * after a key (within AFTER_KEY_MS of it): one due later waits for the next key, at most
+ * MAX_TYPING_WAIT_MS, so it does not start just as that key comes. The first text of a run (the
+ * operator has just sent) or after a pause waits for no key.
  */
-export function yieldingToInput(next: FlushScheduler, input: InputClock): FlushScheduler {
+export function yieldingToInput(next: FlushScheduler, input: KeyClock): FlushScheduler {
+  let flushedAt = -Infinity
   return (flush) => {
     let deferrals = 0
+    const since = input.now()
     let cancel: () => void
     const attempt = () => {
-      if (deferrals < MAX_INPUT_DEFERRALS && input.now() - input.lastInputAt() < INPUT_FRAME_MS) {
-        deferrals += 1
+      const now = input.now()
+      const painting = now - input.lastInputAt() < INPUT_FRAME_MS && deferrals < MAX_INPUT_DEFERRALS
+      const keyAt = input.lastKeyAt()
+      const streaming = since - flushedAt < STREAM_PAUSE_MS
+      const keyNear = streaming && keyAt > flushedAt && now - keyAt >= AFTER_KEY_MS && now - keyAt < TYPING_WINDOW_MS && now - since < MAX_TYPING_WAIT_MS
+      if (painting || keyNear) {
+        if (painting) deferrals += 1
         cancel = next(attempt)
         return
       }
+      flushedAt = now
       flush()
     }
     cancel = next(attempt)

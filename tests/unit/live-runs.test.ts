@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from 'vitest'
 import { createLiveRunStore, LIVE_RUN_NAMESPACE, overlay, SAVE_EVERY_MS, TIER1_ATTEMPTS_LIMIT, type LiveRun } from '../../src/live/live-runs'
-import { frameOrTimeout, MAX_INPUT_DEFERRALS, yieldingToInput } from '../../src/live/pacing'
+import { AFTER_KEY_MS, frameOrTimeout, MAX_INPUT_DEFERRALS, MAX_TYPING_WAIT_MS, STREAM_PAUSE_MS, yieldingToInput } from '../../src/live/pacing'
 import { answerText, type LivePart } from '../../src/live/parts'
 import { createKeyedStore, storageKey, type StorageBackend } from '../../src/storage/keyed-store'
 import type { Message, Part, StreamFrame } from '../../src/wire/types'
@@ -779,10 +779,11 @@ describe('frameOrTimeout', () => {
 })
 
 describe('yieldingToInput', () => {
-  /** Frames run by hand, a clock moved by hand, and the time of the last key. */
+  /** Frames run by hand, a clock moved by hand, and the time of the last key (or click). */
   function frames() {
     let now = 1_000
     let lastKey = -Infinity
+    let lastClick = -Infinity
     const queued: Array<() => void> = []
     const next = (run: () => void) => {
       queued.push(run)
@@ -791,12 +792,28 @@ describe('yieldingToInput', () => {
         if (at >= 0) queued.splice(at, 1)
       }
     }
-    const schedule = yieldingToInput(next, { now: () => now, lastInputAt: () => lastKey })
+    const schedule = yieldingToInput(next, { now: () => now, lastInputAt: () => Math.max(lastKey, lastClick), lastKeyAt: () => lastKey })
     const frame = () => {
       now += 16.7
       queued.splice(0).forEach((run) => run())
     }
-    return { schedule, frame, key: () => (lastKey = now), pending: () => queued.length }
+    /** Frames until `ms` have passed. */
+    const wait = (ms: number) => {
+      const until = now + ms
+      while (now + 16.7 <= until) frame()
+    }
+    return { schedule, frame, wait, key: () => (lastKey = now), click: () => (lastClick = now), pending: () => queued.length }
+  }
+
+  /** A stream being shown as the operator types: a flush, then a key `ago` ms before now. */
+  function typingAlong(ago: number) {
+    const f = frames()
+    f.schedule(() => undefined)
+    f.frame()
+    f.frame()
+    f.key()
+    f.wait(ago)
+    return f
   }
 
   it('flushes at the next frame when no key was pressed', () => {
@@ -841,6 +858,60 @@ describe('yieldingToInput', () => {
     f.frame()
     expect(cancelled).not.toHaveBeenCalled()
     expect(f.pending()).toBe(0)
+  })
+
+  it('while the operator types, flushes in the quiet just after a key, not as the next one is due', () => {
+    const f = typingAlong(AFTER_KEY_MS + 5)
+    const flush = vi.fn()
+    f.schedule(flush)
+    f.frame()
+    f.frame()
+    expect(flush).not.toHaveBeenCalled()
+    // The next key comes: its frame is its own, and the flush runs in the one after.
+    f.key()
+    f.frame()
+    expect(flush).not.toHaveBeenCalled()
+    f.frame()
+    expect(flush).toHaveBeenCalledTimes(1)
+  })
+
+  it('waits at most MAX_TYPING_WAIT_MS for a key that does not come', () => {
+    const f = typingAlong(AFTER_KEY_MS + 5)
+    const flush = vi.fn()
+    f.schedule(flush)
+    f.wait(MAX_TYPING_WAIT_MS - 17)
+    expect(flush).not.toHaveBeenCalled()
+    f.wait(34)
+    expect(flush).toHaveBeenCalledTimes(1)
+  })
+
+  it('holds no flush for a key after a send or a pause, nor after a click', () => {
+    // The first text after a send with Enter: the run's first update, and nothing waits.
+    const sent = frames()
+    sent.key()
+    sent.wait(AFTER_KEY_MS + 5)
+    const first = vi.fn()
+    sent.schedule(first)
+    sent.frame()
+    expect(first).toHaveBeenCalledTimes(1)
+
+    // Text after a pause in the stream (a tool ran) while the operator typed: shown at once.
+    const paused = typingAlong(STREAM_PAUSE_MS)
+    const resumed = vi.fn()
+    paused.schedule(resumed)
+    paused.frame()
+    expect(resumed).toHaveBeenCalledTimes(1)
+
+    // A click is not typing: nothing waits for a next key after one.
+    const clicked = frames()
+    clicked.schedule(() => undefined)
+    clicked.frame()
+    clicked.click()
+    clicked.wait(AFTER_KEY_MS + 5)
+    const after = vi.fn()
+    clicked.schedule(after)
+    clicked.frame()
+    expect(after).toHaveBeenCalledTimes(1)
   })
 })
 
