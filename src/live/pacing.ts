@@ -194,14 +194,14 @@ export function yieldingToInput(next: FlushScheduler, input: KeyClock): FlushSch
   let flushedAt = -Infinity
   return (flush) => {
     let deferrals = 0
-    const since = input.now()
+    const dueAt = input.now()
     let cancel: () => void
     const attempt = () => {
       const now = input.now()
       const painting = now - input.lastInputAt() < INPUT_FRAME_MS && deferrals < MAX_INPUT_DEFERRALS
       const keyAt = input.lastKeyAt()
-      const streaming = since - flushedAt < STREAM_PAUSE_MS
-      const keyNear = streaming && keyAt > flushedAt && now - keyAt >= AFTER_KEY_MS && now - keyAt < TYPING_WINDOW_MS && now - since < MAX_TYPING_WAIT_MS
+      const typingAlong = dueAt - flushedAt < STREAM_PAUSE_MS && keyAt > flushedAt && now - keyAt < TYPING_WINDOW_MS
+      const keyNear = typingAlong && now - keyAt >= AFTER_KEY_MS && now - dueAt < MAX_TYPING_WAIT_MS
       if (painting || keyNear) {
         if (painting) deferrals += 1
         cancel = next(attempt)

@@ -131,8 +131,21 @@ const IDS = new Set<string>(LANGUAGE_IDS)
  * for a tag outside the curated set, which is then shown as plain text.
  */
 export function resolveLanguage(tag: string | undefined): LanguageId | undefined {
-  const name = tag?.trim().toLowerCase().replace(/^language-/, '')
+  const name = tagName(tag)
   if (!name) return undefined
   if (IDS.has(name)) return name as LanguageId
   return ALIASES.get(name)
+}
+
+/** A fence's tag as compared: trimmed, lower case, without a `language-` prefix. */
+function tagName(tag: string | undefined): string {
+  return tag?.trim().toLowerCase().replace(/^language-/, '') ?? ''
+}
+
+/** Tags of plain text files, read as paragraphs (Markdown is a language of its own above). */
+const PROSE_TAGS = new Set(['txt', 'text', 'rst', 'adoc', 'asciidoc', 'org'])
+
+/** Whether text tagged `tag` is prose rather than code (Markdown, a plain text file): its lines wrap where code's scroll. */
+export function isProse(tag: string | undefined): boolean {
+  return resolveLanguage(tag) === 'markdown' || PROSE_TAGS.has(tagName(tag))
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { GRAMMAR_LOADERS, LANGUAGE_IDS, LANGUAGE_NAMES, resolveLanguage } from '../../src/markdown/languages'
+import { GRAMMAR_LOADERS, isProse, LANGUAGE_IDS, LANGUAGE_NAMES, resolveLanguage } from '../../src/markdown/languages'
 
 describe('resolveLanguage', () => {
   it.each([
@@ -45,5 +45,15 @@ describe('resolveLanguage', () => {
   it('has a loader and a name for every language', () => {
     expect(Object.keys(GRAMMAR_LOADERS).sort()).toEqual([...LANGUAGE_IDS].sort())
     expect(Object.keys(LANGUAGE_NAMES).sort()).toEqual([...LANGUAGE_IDS].sort())
+  })
+})
+
+describe('isProse', () => {
+  it.each(['md', 'markdown', 'MD', 'txt', ' Text ', 'rst', 'adoc', 'asciidoc', 'org', 'language-md'])('reads %j as prose', (tag) => {
+    expect(isProse(tag)).toBe(true)
+  })
+
+  it.each([undefined, '', 'json', 'py', 'ts', 'sh', 'diff', 'csv', 'cobol'])('reads %j as code or unknown, not prose', (tag) => {
+    expect(isProse(tag)).toBe(false)
   })
 })

@@ -1,6 +1,6 @@
 import { useRef } from 'react'
 import { CodeLines } from '../../../markdown/code-lines'
-import { resolveLanguage } from '../../../markdown/languages'
+import { isProse, resolveLanguage } from '../../../markdown/languages'
 import { isHighlighted, useHighlight } from '../../../markdown/use-highlight'
 import { useSeen } from '../../../markdown/use-seen'
 
@@ -16,14 +16,6 @@ export type StepCodeProps = {
   complete: boolean
   /** False holds off highlighting complete code (plain meanwhile): a tool that has just started running. */
   highlight?: boolean
-}
-
-/** Tags of prose (a note, a README, a plain text file): read as paragraphs, so their lines wrap. */
-const PROSE_TAGS = new Set(['txt', 'text', 'rst', 'adoc', 'asciidoc', 'org'])
-
-/** Whether text tagged `tag` is prose rather than code: Markdown, or a plain text file. */
-function isProse(tag: string | undefined): boolean {
-  return resolveLanguage(tag) === 'markdown' || PROSE_TAGS.has(tag?.trim().toLowerCase() ?? '')
 }
 
 /**
