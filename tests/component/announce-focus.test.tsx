@@ -84,8 +84,8 @@ describe('focus after an action', () => {
     await press('Retry now')
     expect(focused()).toMatch(/^retry line:/)
     // The failed reply is replaced by the retry's reply: the line on the new one takes focus over.
-    await until(() => within(lastReply()!).queryByText('Attempt 2') !== null, 'the second attempt')
-    expect(focused()).toBe('retry line:Attempt 2Retrying in 4 s')
+    await until(() => within(lastReply()!).queryByText('Retry 2') !== null, 'the second attempt')
+    expect(focused()).toBe('retry line:Retry 2Retrying in 4 s')
     expect(replies()).toHaveLength(1)
     await press('Cancel retry')
     expect(focused()).toBe('button:Regenerate')

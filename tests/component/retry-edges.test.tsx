@@ -83,21 +83,21 @@ describe('the live region', () => {
     await send('hi')
     await advance(20)
     expect(liveRegion()).toHaveTextContent(`${RATE_LIMITED} Retry 1 in 2 seconds.`)
-    expect(retryLine()).toBe('Attempt 1Retrying in 2 s')
+    expect(retryLine()).toBe('Retry 1Retrying in 2 s')
     // The countdown can be read on demand (it is no live region, so its ticks are never spoken);
     // only the live region speaks, once per arming.
     expect(retryBlock()!.querySelector('.retry__text')).not.toHaveAttribute('aria-hidden')
     expect(retryBlock()!.closest('[aria-live="polite"], [aria-live="assertive"]')).toBeNull()
 
     await advance(1_000)
-    expect(retryLine()).toBe('Attempt 1Retrying in 1 s')
+    expect(retryLine()).toBe('Retry 1Retrying in 1 s')
     expect(liveRegion()).toHaveTextContent(`${RATE_LIMITED} Retry 1 in 2 seconds.`)
 
     await advance(1_000 + 20)
-    expect(retryLine()).toBe('Attempt 2Retrying in 4 s')
+    expect(retryLine()).toBe('Retry 2Retrying in 4 s')
     expect(liveRegion()).toHaveTextContent(`${RATE_LIMITED} Retry 2 in 4 seconds.`)
     await advance(2_000)
-    expect(retryLine()).toBe('Attempt 2Retrying in 2 s')
+    expect(retryLine()).toBe('Retry 2Retrying in 2 s')
     expect(liveRegion()).toHaveTextContent(`${RATE_LIMITED} Retry 2 in 4 seconds.`)
   })
 
@@ -146,7 +146,7 @@ describe('wire values the schedule must not trust', () => {
     await advance(10)
     await send('hi')
     await advance(20)
-    expect(retryLine()).toBe('Attempt 1Retrying in 2 s')
+    expect(retryLine()).toBe('Retry 1Retrying in 2 s')
     await advance(2_000)
     expect(regenerates()).toHaveLength(1)
   })
@@ -172,7 +172,7 @@ describe('wire values the schedule must not trust', () => {
     await send('hi')
     await advance(20)
     expect(retryBlock()).toHaveAttribute('data-retry', 'armed')
-    expect(retryLine()).toBe('Attempt 1Retrying in 2 s')
+    expect(retryLine()).toBe('Retry 1Retrying in 2 s')
     await advance(2_000)
     expect(regenerates()).toHaveLength(1)
   })
@@ -189,7 +189,7 @@ describe('wire values the schedule must not trust', () => {
     const time = formatClockTime(until, Date.now(), 'en')
     // The date is named in full, year included.
     expect(time).toBe('Nov 29, 2029, 14:00')
-    expect(retryLine()).toBe(`Attempt 1Retry after ${time}`)
+    expect(retryLine()).toBe(`Retry 1Retry after ${time}`)
     await advance(10 * MINUTE)
     expect(regenerates()).toHaveLength(0)
     expect(retryBlock()).toHaveAttribute('data-retry', 'paused')

@@ -61,7 +61,7 @@ describe('automatic regenerate', () => {
     await advance(2_000)
     expect(regenerates()).toHaveLength(1)
     expect(lastAgentReply()).toHaveAttribute('data-status', 'failed')
-    expect(within(lastAgentReply()).getByText('Attempt 2')).toBeInTheDocument()
+    expect(within(lastAgentReply()).getByText('Retry 2')).toBeInTheDocument()
 
     await advance(4_000)
     expect(regenerates()).toHaveLength(2)
@@ -94,7 +94,7 @@ describe('automatic regenerate', () => {
     await send('hi')
     await advance(20)
     const block = retryBlock()!
-    expect(within(block).getByText('Attempt 1')).toBeInTheDocument()
+    expect(within(block).getByText('Retry 1')).toBeInTheDocument()
     expect(within(block).getByText('Retrying in 2 s')).toBeInTheDocument()
     await advance(1_000)
     expect(within(retryBlock()!).getByText('Retrying in 1 s')).toBeInTheDocument()
@@ -129,9 +129,9 @@ describe('automatic regenerate', () => {
     const expected = `Retry after ${formatClockTime(until, Date.now(), 'en')}`
     expect(expected).toBe('Retry after 14:50')
     expect(retryBlock()).toHaveAttribute('data-retry', 'paused')
-    expect(within(retryBlock()!).getByText('Attempt 1')).toBeInTheDocument()
+    expect(within(retryBlock()!).getByText('Retry 1')).toBeInTheDocument()
     const line = retryBlock()!.querySelector('.retry__line')!.textContent
-    expect(line).toBe(`Attempt 1${expected}`)
+    expect(line).toBe(`Retry 1${expected}`)
 
     await advance(5_000)
     expect(retryBlock()!.querySelector('.retry__line')!.textContent).toBe(line)
@@ -162,7 +162,7 @@ describe('automatic regenerate', () => {
     read()
     await advance(4_000 + 20)
     read()
-    expect(seen).toEqual(['Attempt 1Retrying in 2 s', 'Attempt 2Retrying in 4 s', 'Attempt 3Retrying in 8 s'])
+    expect(seen).toEqual(['Retry 1Retrying in 2 s', 'Retry 2Retrying in 4 s', 'Retry 3Retrying in 8 s'])
     expect(regenerates()).toHaveLength(2)
 
     await advance(7_900)

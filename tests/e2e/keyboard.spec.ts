@@ -8,7 +8,7 @@ import type { Locator, Page } from '@playwright/test'
 import { agentReplies, expect, messageBox, openApp, test, WORDS, type Lang } from './fixtures'
 
 const WALK = {
-  en: { prompt: 'Summarise the deploy logs', attempt2: 'Attempt 2', regenerate: 'Regenerate' },
+  en: { prompt: 'Summarise the deploy logs', attempt2: 'Retry 2', regenerate: 'Regenerate' },
   zh: { prompt: '总结一下部署日志', attempt2: '第 2 次重试', regenerate: '重新生成' },
 } as const
 

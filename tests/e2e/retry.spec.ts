@@ -30,7 +30,7 @@ test('rate_limited, overloaded, ok: two countdowns run and the reply arrives wit
     'Too many requests, so the model provider is rate limiting for now. It can be tried again once the limit lifts.',
   )
   await expect(retry).toHaveAttribute('data-retry', 'armed')
-  await expect(retry).toContainText('Attempt 1')
+  await expect(retry).toContainText('Retry 1')
   await expect(retry).toContainText('Retrying in 2 s')
   await expect(reply.getByRole('button', { name: 'Retry now' })).toBeVisible()
   await expect(reply.getByRole('button', { name: 'Cancel retry' })).toBeVisible()
@@ -46,7 +46,7 @@ test('rate_limited, overloaded, ok: two countdowns run and the reply arrives wit
   await page.clock.runFor(2_000)
 
   // Second failure (overloaded): attempt 2, doubled to 4 s.
-  await expect(retry).toContainText('Attempt 2')
+  await expect(retry).toContainText('Retry 2')
   await expect(retry).toContainText('Retrying in 4 s')
   await expect(reply.locator('.failure__text')).toHaveText('The model provider is overloaded or down. This is usually temporary; try again shortly.')
   await expect(reply.getByRole('button', { name: '1 earlier version' })).toBeVisible()
@@ -76,9 +76,9 @@ test('Retry now skips the countdown; Cancel retry stops it and offers Regenerate
   await sendMessage(page, 'Check the provider status')
 
   const reply = agentReplies(page)
-  await expect(reply.locator('[data-retry]')).toContainText('Attempt 1')
+  await expect(reply.locator('[data-retry]')).toContainText('Retry 1')
   await reply.getByRole('button', { name: 'Retry now' }).click()
-  await expect(reply.locator('[data-retry]')).toContainText('Attempt 2')
+  await expect(reply.locator('[data-retry]')).toContainText('Retry 2')
   expect(await requestLog(page, REGENERATE)).toHaveLength(1)
 
   await reply.getByRole('button', { name: 'Cancel retry' }).click()
@@ -105,7 +105,7 @@ test('quota:50 reads "Retry after 09:50", and Cancel retry means no regenerate e
   const until = messages.find((m) => m.role === 'agent')?.retry?.retry_after_until ?? 0
   expect(until - FIXED_NOW.getTime()).toBeGreaterThanOrEqual(50 * 60_000)
   expect(until - FIXED_NOW.getTime()).toBeLessThan(51 * 60_000)
-  await expect(retry).toContainText('Attempt 1')
+  await expect(retry).toContainText('Retry 1')
   expect(QUOTA_50_AT).toBe('09:50')
   await expect(retry).toContainText(`Retry after ${QUOTA_50_AT}`)
   await expect(retry).not.toContainText('Retrying in')

@@ -17,7 +17,7 @@ test('both tabs show the failure and the same countdown; the attempt is dispatch
   const b = await context.newPage()
   await b.goto(url)
   await expect(retryBox(b)).toHaveAttribute('data-retry', 'armed', { timeout: 20_000 })
-  await expect(retryBox(b)).toContainText('Attempt 1')
+  await expect(retryBox(b)).toContainText('Retry 1')
   const deadlines = await Promise.all([a, b].map((page) => page.evaluate(() => document.querySelector('[data-retry]')?.textContent ?? '')))
   // Same deadline in both: the seconds shown differ by at most the second it takes to read them.
   const seconds = deadlines.map((text) => Number(/Retrying in (\d+) s/.exec(text)?.[1] ?? Number.NaN))

@@ -11,8 +11,10 @@ import { useChatRuntime } from '../runtime'
  * What the session spent, at the head of its transcript: the ended runs (superseded and failed
  * ones included, so retries show their cost) and the running one as it grows. Nothing while the
  * session has spent nothing the daemon reported. A session longer than what has been read of it
- * says where its count starts ("Spent since 09:05"), and reaches "Session total" once the operator
- * has scrolled to its start.
+ * says where its count starts ("Spent since 09:05"), and reaches "Session total" once every page
+ * from there back to its start has been read (the operator scrolled up through them). A jump to the
+ * start (Home, a find hit) reads the first page but not those between: the count still starts
+ * where the newest pages read do, as the wire has no session-wide total.
  */
 export function SessionUsage({ thread }: { thread: Thread }) {
   const { t, i18n } = useTranslation()
