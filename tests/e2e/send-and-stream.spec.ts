@@ -74,3 +74,32 @@ test('Shift+Enter adds a line instead of sending, and an empty box cannot be sen
   await expect(agentReplies(page)).toHaveAttribute('data-status', 'complete')
   expect((await daemonState(page)).messages.filter((m) => m.role === 'operator').map((m) => m.content)).toEqual(['first line\nsecond line'])
 })
+
+test('a code block out of view above is left plain, and highlighted once the operator scrolls back to it', async ({ page }) => {
+  // A short window: the first reply is taller than the view, and two more replies follow it.
+  await page.setViewportSize({ width: 1000, height: 520 })
+  await openApp(page, { faults: ['plain', 'plain', 'plain'] })
+  await newSession(page)
+  const prompts = ['First: the log rotation', 'Second: the disk quota', 'Third: the backups']
+  for (const prompt of prompts) {
+    await sendMessage(page, prompt)
+    await expect(agentReplies(page).filter({ hasText: prompt })).toHaveAttribute('data-status', 'complete')
+  }
+  // Read again from the daemon: nothing highlighted yet, the view at the newest reply.
+  await page.reload()
+  await expect(agentReplies(page).filter({ hasText: prompts[2] })).toHaveAttribute('data-status', 'complete')
+  // Up to the second message: the first reply is drawn just above the view, its code block out of sight.
+  await operatorMessages(page).filter({ hasText: prompts[1] }).evaluate((element) => element.scrollIntoView({ block: 'start' }))
+  const first = agentReplies(page).filter({ hasText: prompts[0] }).locator('.md-code pre')
+  await expect(first).toHaveCount(1)
+  await expect(first).not.toBeInViewport()
+  // Out of view above, it stays plain, however long it waits there.
+  await page.waitForTimeout(800)
+  await expect(first).toHaveAttribute('data-highlighted', 'false')
+
+  // The operator scrolls back up to it.
+  await first.evaluate((element) => element.scrollIntoView({ block: 'center' }))
+  await expect(first).toBeInViewport()
+  await expect(first).toHaveAttribute('data-highlighted', 'true')
+  await expect(first.locator('span[style]').first()).toBeVisible()
+})
