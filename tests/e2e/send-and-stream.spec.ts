@@ -88,11 +88,31 @@ test('a code block out of view above is left plain, and highlighted once the ope
   // Read again from the daemon: nothing highlighted yet, the view at the newest reply.
   await page.reload()
   await expect(agentReplies(page).filter({ hasText: prompts[2] })).toHaveAttribute('data-status', 'complete')
+  // The view has settled at the end (rows measured, the scroll to the newest reply done): a
+  // scroll before that lands on rows still placed at their estimated heights.
+  const log = page.getByRole('log', { name: 'Conversation' })
+  const stillAtEnd = () =>
+    log.evaluate(
+      (element) =>
+        new Promise<boolean>((resolve) => {
+          const top = element.scrollTop
+          setTimeout(() => resolve(element.scrollTop === top && element.scrollHeight - element.scrollTop - element.clientHeight < 2), 400)
+        }),
+    )
+  await expect.poll(stillAtEnd).toBe(true)
   // Up to the second message: the first reply is drawn just above the view, its code block out of sight.
-  await operatorMessages(page).filter({ hasText: prompts[1] }).evaluate((element) => element.scrollIntoView({ block: 'start' }))
+  const second = operatorMessages(page).filter({ hasText: prompts[1] })
+  const top = await second.evaluate((element) => {
+    element.scrollIntoView({ block: 'start' })
+    return element.getBoundingClientRect().top
+  })
   const first = agentReplies(page).filter({ hasText: prompts[0] }).locator('.md-code pre')
   await expect(first).toHaveCount(1)
   await expect(first).not.toBeInViewport()
+  // The rows coming back into the window above it (measured again, their Markdown drawn now) do
+  // not move the message read.
+  await page.waitForTimeout(300)
+  expect(Math.abs((await second.evaluate((element) => element.getBoundingClientRect().top)) - top)).toBeLessThan(2)
   // Out of view above, it stays plain, however long it waits there.
   await page.waitForTimeout(800)
   await expect(first).toHaveAttribute('data-highlighted', 'false')

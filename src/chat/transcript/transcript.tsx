@@ -98,13 +98,16 @@ function holdInPlace(scroller: HTMLElement, control: HTMLElement): void {
  * A row measured for the first time (it just came into the window, a page just landed) is
  * compensated when it lies wholly above the middle of the view, where the eye (and the pointer)
  * is: rows that fill a gap above the row read must not push it down, even those in view. A row
- * measured again (a reply growing, a disclosure opening) keeps TanStack's rule: compensated only
- * when wholly above the view, and not while scrolling up.
+ * measured again (a reply growing, a disclosure opening) is compensated when it lies wholly above
+ * the view, in whichever direction the log scrolls. TanStack leaves a row alone while the log
+ * scrolls up; but a row that comes back into the window above can measure other than when it
+ * was last drawn (its Markdown had not loaded then, say), and left alone it moves every row
+ * below it, the one read included.
  */
 function keepTheEye(item: VirtualItem, _delta: number, instance: Virtualizer<HTMLDivElement, Element>): boolean {
   const offset = instance.scrollOffset ?? 0
   if (!instance.itemSizeCache.has(item.key)) return item.start + item.size <= offset + (instance.scrollRect?.height ?? 0) / 2
-  return item.start + item.size <= offset && instance.scrollDirection !== 'backward'
+  return item.start + item.size <= offset
 }
 
 /**
