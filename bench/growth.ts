@@ -37,6 +37,12 @@ export type GrowthSettings = {
    * run made the ratio of two medians of three a draw of the machine's noise. 1 when not given.
    */
   opens?: number
+  /**
+   * A session opened beside each of these opens, in turn with them, on the same browser (the
+   * 1,000-message one for 100,000): a ratio of two sessions' opens taken minutes apart, in
+   * scenarios of their own, carried the machine's drift between them.
+   */
+  pair?: HistorySource
   /** A Chrome trace of the open (navigation to the last message painted and a second of quiet) into this file. */
   tracePath?: string
 }
@@ -199,19 +205,38 @@ export async function growthRun(browser: Browser, daemon: FakeDaemon, subject: S
   } finally {
     await a.close()
   }
-  if (result.lastPaintedMs !== undefined && (settings.opens ?? 1) > 1) {
-    const times = [result.lastPaintedMs as number]
-    for (let i = 1; i < (settings.opens ?? 1); i++) {
-      daemon.reset({ history, events: NO_REPLY, rate: 1000, firstTokenMs: 0 })
+  if (result.lastPaintedMs !== undefined && ((settings.opens ?? 1) > 1 || settings.pair)) {
+    /** A fresh page's open of `source`: when its last message painted, or undefined. */
+    const openOnce = async (source: HistorySource) => {
+      daemon.reset({ history: source, events: NO_REPLY, rate: 1000, firstTokenMs: 0 })
       const again = await openPage(browser, [HISTORY_MARKER])
       try {
         const opened = await open(browser, again, daemon, subject, settings.loadTimeoutMs)
-        if (opened.ok) times.push(opened.paintedAt)
+        return opened.ok ? opened.paintedAt : undefined
       } finally {
         await again.close()
       }
     }
-    Object.assign(result, { lastPaintedMs: median(times), lastPaintedEachMs: times })
+    const times = [result.lastPaintedMs as number]
+    const pairTimes: number[] = []
+    // The pair's open right after each of this session's, so both see the same machine.
+    for (let i = 0; i < (settings.opens ?? 1); i++) {
+      if (i > 0) {
+        const at = await openOnce(history)
+        if (at !== undefined) times.push(at)
+      }
+      if (settings.pair) {
+        const at = await openOnce(settings.pair)
+        if (at !== undefined) pairTimes.push(at)
+      }
+    }
+    const own = median(times)
+    const pair = median(pairTimes)
+    Object.assign(result, {
+      lastPaintedMs: own,
+      lastPaintedEachMs: times,
+      ...(settings.pair && pair !== undefined && own !== undefined ? { pairLastPaintedMs: pair, pairLastPaintedEachMs: pairTimes, openToPairRatio: own / pair } : {}),
+    })
   }
   if (!settings.scroll) return result
 

@@ -351,6 +351,8 @@ const TYPING_FIGURES: Figure[] = [
 
 const GROWTH_FIGURES: Figure[] = [
   { key: 'lastPaintedMs', label: 'open: navigation → last message painted', unit: 'ms', digits: 0, read: neverIf('openNever', 'lastPaintedMs') },
+  { key: 'pairLastPaintedMs', label: '… the shortest session’s open beside it (session1k), in turn on the same browser', unit: 'ms', digits: 0, read: field('pairLastPaintedMs') },
+  { key: 'openToPairRatio', label: '… the open against that one’s', unit: '×', digits: 2, read: field('openToPairRatio') },
   { key: 'readsBeforePaint', label: 'history reads before that paint', unit: 'count', digits: 0, read: field('readsBeforePaint') },
   { key: 'readMBBeforePaint', label: 'history read before that paint', unit: 'MB', digits: 2, read: field('readMBBeforePaint') },
   { key: 'peakHeapMB', label: 'peak JS heap while opening', unit: 'MB', read: field('peakHeapMB') },
@@ -727,12 +729,18 @@ function describe(results: Results, baseline: Results | undefined): { tables: st
   if (scenarios.session100k && scenarios.session1k) {
     const small = g('session1k', 'lastPaintedMs')
     const smallHeap = g('session1k', 'peakHeapMB')
+    // Judged on the opens taken in turn within the 100,000 scenario's runs when it has them (the
+    // two scenarios' own medians, minutes apart, carry the machine's drift between them).
+    const paired = g('session100k', 'openToPairRatio')
     budgets.push(
       {
         scenario: 'growth',
         name: `open ${sizeOf('session100k')} ≤ 1.1× open ${sizeOf('session1k')}`,
-        value: `${ms(g('session100k', 'lastPaintedMs'))} vs ${ms(small)}`,
-        holds: atMost(g('session100k', 'lastPaintedMs'), small === undefined ? undefined : 1.1 * small),
+        value:
+          paired === undefined
+            ? `${ms(g('session100k', 'lastPaintedMs'))} vs ${ms(small)}`
+            : `${fmt(paired, 2)}×, opened in turn (${ms(g('session100k', 'lastPaintedMs'))} vs ${ms(g('session100k', 'pairLastPaintedMs'))}); the scenarios’ medians ${ms(g('session100k', 'lastPaintedMs'))} vs ${ms(small)}`,
+        holds: paired === undefined ? atMost(g('session100k', 'lastPaintedMs'), small === undefined ? undefined : 1.1 * small) : atMost(paired, 1.1),
       },
       {
         scenario: 'growth',
@@ -1004,6 +1012,8 @@ async function main() {
           scroll: s.key === 'rebound' || s.key === 'floor' || s.key === 'floorReact',
           // The peer's open takes seconds (or never ends at 100,000): one is its figure.
           opens: s.key === 'peerThrottled' ? 1 : size.growthOpens,
+          // Rebound's 100,000 opens each beside a 1,000 one, for the ratio between them.
+          ...(key === 'session100k' && s.key === 'rebound' ? { pair: sessions.session1k } : {}),
         }),
       )
     }
