@@ -205,7 +205,8 @@ export async function growthRun(browser: Browser, daemon: FakeDaemon, subject: S
   } finally {
     await a.close()
   }
-  if (result.lastPaintedMs !== undefined && ((settings.opens ?? 1) > 1 || settings.pair)) {
+  const opens = settings.opens ?? 1
+  if (result.lastPaintedMs !== undefined && (opens > 1 || settings.pair)) {
     /** A fresh page's open of `source`: when its last message painted, or undefined. */
     const openOnce = async (source: HistorySource) => {
       daemon.reset({ history: source, events: NO_REPLY, rate: 1000, firstTokenMs: 0 })
@@ -220,7 +221,7 @@ export async function growthRun(browser: Browser, daemon: FakeDaemon, subject: S
     const times = [result.lastPaintedMs as number]
     const pairTimes: number[] = []
     // The pair's open right after each of this session's, so both see the same machine.
-    for (let i = 0; i < (settings.opens ?? 1); i++) {
+    for (let i = 0; i < opens; i++) {
       if (i > 0) {
         const at = await openOnce(history)
         if (at !== undefined) times.push(at)
