@@ -49,6 +49,9 @@ export type DaemonOptions = {
   now?: () => number
 }
 
+/** One exchange `fill` writes: the operator's message, when it was sent, its run's outcome (`ok` by default) and how many times it was regenerated. */
+export type FilledExchange = { content: string; at: number; outcome?: string; regenerations?: number }
+
 /** One entry of the request log. `path` includes the query string. */
 type RequestRecord = { method: string; path: string; at: number }
 
@@ -118,6 +121,14 @@ export type MockDaemon = {
   events(runId: string): StreamEvent[] | undefined
   /** Adds a request to the request log. */
   record(method: string, url: string): void
+  /**
+   * Writes finished exchanges into a session at once, each at its own time in the past, as if it
+   * had run then: the operator message, its run played to the end in the daemon's clock (so tools
+   * and reasoning take their script's time), and any regenerations, which supersede the reply
+   * before. Nothing streams; each run keeps only its terminal event. Throws for an unknown
+   * session, a session with a run going, or an outcome that does not end by itself.
+   */
+  fill(sessionId: string, exchanges: readonly FilledExchange[]): void
 
   listSessions(): Session[]
   createSession(body: unknown): Result<Session>
@@ -308,7 +319,12 @@ function checkTitle(title: unknown, required: boolean): Result<string> {
 /** Creates a mock daemon, loading its state from `options.storage` when that holds a valid save. */
 export function createDaemon(options: DaemonOptions = {}): MockDaemon {
   const { storage } = options
-  const now = options.now ?? (() => Date.now())
+  const clock = options.now ?? (() => Date.now())
+  /** While `fill` plays an exchange, the time in it: the records it writes are dated then. */
+  let fillAt: number | undefined
+  /** While `fill` writes, the last `seq` of the session it fills (nextSeq reads no messages then). */
+  let fillSeq: number | undefined
+  const now = () => fillAt ?? clock()
   const deltaDelayMs = options.deltaDelayMs ?? DEFAULT_DELTA_DELAY_MS
   const slowDelayMs = options.slowDelayMs ?? deltaDelayMs * 7.5
 
@@ -348,7 +364,8 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
   }
 
   const sessionById = (id: string) => db.sessions.find((s) => s.id === id)
-  const messageById = (id: string) => db.messages.find((m) => m.id === id)
+  // From the end: the message asked for is most often a reply being written, the newest of all.
+  const messageById = (id: string) => db.messages.findLast((m) => m.id === id)
   const runIn = (sessionId: string, runId: string) => db.runs.find((r) => r.id === runId && r.session_id === sessionId)
   const isActive = (run: StoredRun) => run.status === 'queued' || run.status === 'running'
   const inSession = (sessionId: string) => db.messages.filter((m) => m.session_id === sessionId)
@@ -357,6 +374,7 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
 
   /** The next `seq` of a session: messages are only ever added (a session goes whole), so the last plus one is never reused. */
   function nextSeq(sessionId: string): number {
+    if (fillSeq !== undefined) return ++fillSeq
     let last = 0
     for (const m of db.messages) if (m.session_id === sessionId) last = Math.max(last, m.seq ?? 0)
     return last + 1
@@ -439,7 +457,8 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
   }
 
   function schedule(run: StoredRun): void {
-    if (disposed || timers.has(run.id)) return
+    // `fill` plays its runs itself (playThrough), with no timer.
+    if (disposed || fillAt !== undefined || timers.has(run.id)) return
     const script = scriptOf(run)
     const index = progressOf(run)
     const next = script.steps[index]
@@ -518,6 +537,8 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
     if (index === script.dropAfter) signal(run.id, { kind: 'drop' })
     if (index === script.lagAfter) signal(run.id, { kind: 'lag' })
     if (ENDED.has(run.status)) {
+      // `fill` plays one run at a time and dates the session itself.
+      if (fillAt !== undefined) return
       touch(run.session_id)
       pump(run.session_id)
     } else {
@@ -530,6 +551,22 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
     setStatus(run, 'running')
     emit(run, 'start', { message_id: run.reply_message_id })
     schedule(run)
+  }
+
+  /** Plays a run's script to its end at once, the clock moving on by each step's pause (`fill`). */
+  function playThrough(run: StoredRun): void {
+    const script = scriptOf(run)
+    for (let index = progressOf(run), next = script.steps[index]; next && run.status === 'running'; index = progressOf(run), next = script.steps[index]) {
+      fillAt = now() + delayOf(run, next, script)
+      step(run, script, index)
+    }
+    scripts.delete(run.id)
+    if (isActive(run)) {
+      stop(run)
+      throw new Error(`The outcome "${run.outcome}" does not end by itself: a filled exchange cannot wait.`)
+    }
+    // A run long over is read from history; its stream, if asked for, is its end alone.
+    run.events = run.events.filter((e) => TERMINAL_EVENTS.has(e.event))
   }
 
   /**
@@ -696,6 +733,37 @@ export function createDaemon(options: DaemonOptions = {}): MockDaemon {
     record(method, url) {
       const { pathname, search } = new URL(url)
       db.requests.push({ method, path: pathname + search, at: now() })
+      changed()
+    },
+
+    fill(sessionId, exchanges) {
+      const session = sessionById(sessionId)
+      if (!session) throw new Error(`No session ${sessionId} to fill.`)
+      if (db.runs.some((r) => r.session_id === sessionId && isActive(r))) throw new Error(`Session ${sessionId} has a run going.`)
+      fillSeq = nextSeq(sessionId) - 1
+      try {
+        for (const { content, at, outcome = 'ok', regenerations = 0 } of exchanges) {
+          validatePlan([outcome])
+          fillAt = at
+          const id = nextId('msg')
+          const message: Message = { id, session_id: sessionId, role: 'operator', content, created_at: at, superseded: false, client_message_id: `fill-${id}`, seq: nextSeq(sessionId) }
+          db.messages.push(message)
+          if (session.title === '') session.title = titleFrom(content)
+          playThrough(createRun(sessionId, message, outcome))
+          for (let k = 0; k < regenerations; k++) {
+            // The operator reads the reply for a minute, then asks again: the reply before is an earlier version.
+            fillAt = now() + 60_000
+            for (const m of db.messages) if (m.session_id === sessionId && m.reply_to === id) m.superseded = true
+            playThrough(createRun(sessionId, message, 'ok'))
+          }
+        }
+        // Idle, its last change its last run's end, its start its first message.
+        touch(sessionId)
+        session.created_at = Math.min(session.created_at, exchanges[0]?.at ?? session.created_at)
+      } finally {
+        fillAt = undefined
+        fillSeq = undefined
+      }
       changed()
     },
 

@@ -7,13 +7,17 @@
  * (a DNS-rebinding page) is refused, and so is a write whose `Origin` is a foreign page, preflight
  * or not (a `text/plain` form post needs none).
  *
- *   tsx mocks/server.ts [--port 8787] [--delta-delay-ms 40]
+ *   tsx mocks/server.ts [--port 8787] [--delta-delay-ms 40] [--long-session 10000]
+ *
+ * `--long-session N` starts it with a session of N messages already written (long-session.ts),
+ * to try history in pages and find with.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
 import { getResponse, type RequestHandler } from 'msw'
 import { handlersFor } from './handlers/index'
+import { seedLongSession } from './long-session'
 import { createDaemon, type DaemonOptions, type MockDaemon } from './model'
 
 export const DEFAULT_PORT = 8787
@@ -239,7 +243,12 @@ function numberArg(args: readonly string[], name: string): number | undefined {
 async function main(args: readonly string[]): Promise<void> {
   const port = numberArg(args, '--port') ?? DEFAULT_PORT
   const deltaDelayMs = numberArg(args, '--delta-delay-ms')
+  const longSession = numberArg(args, '--long-session')
   const server = await startDaemonServer({ port, ...(deltaDelayMs === undefined ? {} : { deltaDelayMs }) })
+  if (longSession !== undefined) {
+    const { title } = seedLongSession(server.daemon, longSession)
+    console.log(`Mock daemon has "${title}"`)
+  }
   console.log(`Mock daemon listening on ${server.url}`)
   const stop = () => {
     void server.close().then(() => process.exit(0))
