@@ -13,6 +13,7 @@ import { createAppI18n } from './i18n/setup'
 import { createDaemonClient } from './wire/http'
 import { followRun } from './wire/events'
 import { browserInput } from './live/pacing'
+import { loadReplyMarkdown } from './markdown/lazy-reply-markdown'
 import type { FollowRun, ReadPage, WorkerFollow } from './wire/worker-follow'
 import './app/styles.css'
 
@@ -60,6 +61,9 @@ async function boot() {
       </AppErrorBoundary>
     </StrictMode>,
   )
+  // The Markdown renderer's chunk, fetched beside the first reads rather than after them: the
+  // replies of the session opened paint as Markdown at once, not as plain text first.
+  void loadReplyMarkdown()
 }
 
 type LazyWorkerFollow = FollowRun & {

@@ -1,15 +1,42 @@
 /**
- * The entry point for rendering a reply as Markdown. The renderer (react-markdown, remark, the
- * block splitter, its CSS) is a chunk of its own, fetched with the first reply shown; until it
- * arrives, and if it cannot be fetched, the reply is shown as its plain text with its line breaks,
- * so nothing ever flashes empty.
+ * The entry point for rendering a reply as Markdown. The renderer (the parser, the block splitter,
+ * its CSS) is a chunk of its own: `loadReplyMarkdown` fetches it, which boot does at once beside
+ * the first reads (main.tsx), so a session opened or reloaded draws its replies as Markdown from
+ * their first paint instead of as plain text that changes height a moment later. A reply drawn
+ * before the chunk is here, or when it cannot be fetched, shows its plain text with its line
+ * breaks, so nothing ever flashes empty.
  */
-import { Component, lazy, Suspense, type CSSProperties, type ReactNode } from 'react'
+import { Component, useSyncExternalStore, type CSSProperties, type ReactNode } from 'react'
 import type { ReplyMarkdownProps } from './reply-markdown'
 
 export type { ReplyMarkdownProps } from './reply-markdown'
 
-const ReplyMarkdown = lazy(() => import('./reply-markdown').then((module) => ({ default: module.ReplyMarkdown })))
+type Renderer = typeof import('./reply-markdown')
+
+let renderer: Renderer | undefined
+let loading: Promise<void> | undefined
+const waiting = new Set<() => void>()
+
+/**
+ * Fetches the renderer's chunk, once; replies drawn after it has arrived render Markdown at once.
+ * Resolves when the attempt has ended: a chunk that cannot be fetched leaves every reply plain.
+ */
+export function loadReplyMarkdown(): Promise<void> {
+  return (loading ??= import('./reply-markdown').then(
+    (module) => {
+      renderer = module
+      for (const redraw of waiting) redraw()
+    },
+    () => undefined,
+  ))
+}
+
+function subscribe(redraw: () => void): () => void {
+  waiting.add(redraw)
+  return () => waiting.delete(redraw)
+}
+
+const loadedRenderer = () => renderer
 
 // Inline: markdown.css comes with the renderer's chunk, which is exactly what is not here yet.
 const PLAIN: CSSProperties = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }
@@ -25,7 +52,7 @@ function PlainReply({ source }: { source: string }) {
 
 type BoundaryProps = { source: string; children: ReactNode }
 
-/** If the renderer's chunk cannot be loaded (offline, a deploy replaced it), the text still shows. */
+/** If the renderer fails on a reply, the text still shows. */
 class PlainOnError extends Component<BoundaryProps, { failed: boolean }> {
   override state = { failed: false }
 
@@ -39,7 +66,7 @@ class PlainOnError extends Component<BoundaryProps, { failed: boolean }> {
 }
 
 /**
- * ReplyMarkdown, loaded on first use; the same props.
+ * ReplyMarkdown once its chunk is here, the plain text until then; the same props.
  *
  * A streaming reply's text renders in the same pass as the rest of its row, once per flush of
  * the live-run store, which pacing (live/pacing.ts) keeps out of the frame that paints a key.
@@ -50,11 +77,12 @@ class PlainOnError extends Component<BoundaryProps, { failed: boolean }> {
  * 32 ms and more while typing on the text stream, and the final text a render later.
  */
 export function LazyReplyMarkdown({ source, streaming, followed }: ReplyMarkdownProps) {
+  const loaded = useSyncExternalStore(subscribe, loadedRenderer, loadedRenderer)
+  // Drawn before boot asked for it (a story, a test): this asks now.
+  if (!loaded) void loadReplyMarkdown()
   return (
     <PlainOnError source={source}>
-      <Suspense fallback={<PlainReply source={source} />}>
-        <ReplyMarkdown source={source} streaming={streaming} followed={followed} />
-      </Suspense>
+      {loaded ? <loaded.ReplyMarkdown source={source} streaming={streaming} followed={followed} /> : <PlainReply source={source} />}
     </PlainOnError>
   )
 }
