@@ -3,18 +3,15 @@
  * state kept in localStorage so a reload replays streams and carries on interrupted runs.
  */
 import { setupWorker } from 'msw/browser'
+import { handleFor, IN_BROWSER_LONG_SESSION, type MockDaemonHandle } from './handle'
 import { handlersFor } from './handlers/index'
-import { createDaemon, type DaemonState, type DaemonStorage, type MockDaemon } from './model'
+import { seedLongSession } from './long-session'
+import { createDaemon, type DaemonStorage, type MockDaemon } from './model'
+
+export type { MockDaemonHandle } from './handle'
 
 /** The localStorage key of the daemon's state; bump the version when the saved shape changes. */
 export const STORAGE_KEY = 'rebound.mock-daemon.v1'
-
-/** What the page exposes as `window.__mockDaemon` for the console and end-to-end tests. */
-export type MockDaemonHandle = {
-  plan(faults: readonly string[]): string[]
-  state(): DaemonState
-  reset(): void
-}
 
 declare global {
   interface Window {
@@ -59,17 +56,32 @@ function applyQueryFaults(daemon: MockDaemon): void {
 }
 
 /**
+ * Applies `?long=N` once: writes a session of N messages and opens it (its address replaces this
+ * one, every other parameter kept), so history in pages can be tried without a daemon of its own.
+ */
+function applyQueryLongSession(daemon: MockDaemon): void {
+  const url = new URL(window.location.href)
+  const long = url.searchParams.get('long')
+  if (long === null) return
+  url.searchParams.delete('long')
+  try {
+    const { id } = seedLongSession(daemon, Number(long), IN_BROWSER_LONG_SESSION)
+    url.pathname = `/sessions/${encodeURIComponent(id)}`
+  } catch (error) {
+    console.warn(`[mock daemon] ?long ignored: ${(error as Error).message}`)
+  }
+  window.history.replaceState(window.history.state, '', `${url.pathname}${url.search}${url.hash}`)
+}
+
+/**
  * Starts the in-browser mock daemon: loads its saved state (a corrupt save starts fresh), applies
- * `?faults=`, registers the worker, then carries on the runs a reload interrupted.
+ * `?faults=` and `?long=`, registers the worker, then carries on the runs a reload interrupted.
  */
 export async function startMockDaemon(): Promise<MockDaemon> {
   const daemon = createDaemon({ storage: localStorageStorage(STORAGE_KEY) })
   applyQueryFaults(daemon)
-  window.__mockDaemon = {
-    plan: (faults) => daemon.plan(faults),
-    state: () => daemon.state(),
-    reset: () => daemon.reset(),
-  }
+  applyQueryLongSession(daemon)
+  window.__mockDaemon = handleFor(daemon)
   // Saves are coalesced per task; a closing tab must not lose the last one.
   window.addEventListener('pagehide', () => daemon.flush())
   const worker = setupWorker(...handlersFor(daemon))

@@ -1,5 +1,6 @@
 /**
- * A long session to try history in pages with (`npm run daemon -- --long-session 10000`): an
+ * A long session to try history in pages with (`npm run daemon -- --long-session 10000`, or
+ * `?long=500` with the in-browser mock daemon): an
  * operator's weeks of questions about one service, in English with one in eight in Chinese, and
  * the agent's replies as the mock writes them live (reasoning, tool calls, Markdown with code and
  * tables). Every hundredth exchange was regenerated once, so its first reply is an earlier
@@ -60,10 +61,10 @@ export function longSessionExchanges(messages: number, endAt: number): FilledExc
   return exchanges
 }
 
-/** Creates the long session in `daemon` and fills it; returns its id, title and message count. */
-export function seedLongSession(daemon: MockDaemon, messages: number): { id: string; title: string; messages: number } {
-  if (!Number.isInteger(messages) || messages < 2 || messages > MAX_LONG_SESSION) {
-    throw new Error(`A long session has 2 to ${MAX_LONG_SESSION.toLocaleString('en-US')} messages, not ${messages}.`)
+/** Creates the long session in `daemon` and fills it (at most `max` messages); returns its id, title and message count. */
+export function seedLongSession(daemon: MockDaemon, messages: number, max = MAX_LONG_SESSION): { id: string; title: string; messages: number } {
+  if (!Number.isInteger(messages) || messages < 2 || messages > max) {
+    throw new Error(`A long session has 2 to ${max.toLocaleString('en-US')} messages, not ${messages}.`)
   }
   const exchanges = longSessionExchanges(messages, daemon.now())
   const total = exchanges.reduce((sum, e) => sum + 2 + (e.regenerations ?? 0), 0)

@@ -2,6 +2,7 @@ import type { Meta, StoryObj } from '@storybook/react-vite'
 import { expect, waitFor } from 'storybook/test'
 import type { StoryLandmark } from '../.storybook/preview'
 import { App } from '../src/app/app'
+import { handleFor } from '../mocks/handle'
 import type { MockDaemon } from '../mocks/model'
 import { sample } from './fixtures'
 import { mockDaemonStory, type SeedDaemon } from './mock-daemon'
@@ -40,7 +41,7 @@ async function simulatorShown(canvasElement: HTMLElement): Promise<void> {
 
 /** The simulator panel reads `window.__mockDaemon`, as the in-browser mock daemon sets it. */
 function exposeDaemon(daemon: MockDaemon): () => void {
-  window.__mockDaemon = { plan: (faults) => daemon.plan(faults), state: () => daemon.state(), reset: () => daemon.reset() }
+  window.__mockDaemon = handleFor(daemon)
   return () => {
     delete window.__mockDaemon
   }

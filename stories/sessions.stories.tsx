@@ -223,7 +223,7 @@ export const Shortcuts: Story = {
     const dialog = canvas.getByRole('dialog', { name: t('shortcuts.title') })
     const rows = within(dialog).getAllByRole('rowheader').map((th) => th.textContent)
     await expect(rows).toEqual(
-      (['newSession', 'focusComposer', 'stopOrCancel', 'retryOrRegenerate', 'focusApproval', 'previousSession', 'nextSession', 'find', 'help', 'send', 'newLine'] as const).map((id) => t(`shortcuts.${id}`)),
+      (['newSession', 'focusComposer', 'stopOrCancel', 'retryOrRegenerate', 'focusApproval', 'previousSession', 'nextSession', 'find', 'help', 'sessionStart', 'latest', 'send', 'newLine'] as const).map((id) => t(`shortcuts.${id}`)),
     )
     const close = within(dialog).getByRole('button', { name: t('shortcuts.close') })
     await expect(close).toHaveFocus()

@@ -116,7 +116,9 @@ function createReplyFocus() {
         // focus there; this article holds it until then.
         intents.set(anchorId, { target: 'retry', owner: messageId, successor: true })
       }
-      focusIfAble((held.inRetry ? elements.retryLine : null) ?? article)
+      // Where the view is stays the operator's: the reply may be far from it (a control replaced
+      // under the focus, a code block highlighted, while they went to the session's start).
+      focusIfAble((held.inRetry ? elements.retryLine : null) ?? article, { preventScroll: true })
     },
   }
 }

@@ -317,6 +317,8 @@ describe.each(['en', 'zh'] as const)('shortcuts (%s)', (lng) => {
         [t('shortcuts.nextSession'), 'Alt+↓'],
         [t('shortcuts.find'), 'Ctrl+Shift+F'],
         [t('shortcuts.help'), `? (${t('shortcuts.notInField')})`],
+        [t('shortcuts.sessionStart'), `Home (${t('shortcuts.inConversation')})`],
+        [t('shortcuts.latest'), `End (${t('shortcuts.inConversation')})`],
         [t('shortcuts.send'), 'Enter'],
         [t('shortcuts.newLine'), 'Shift+Enter'],
       ])

@@ -9,6 +9,7 @@ import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { createElement } from 'react'
 import { I18nextProvider } from 'react-i18next'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { handleFor } from '../../mocks/handle'
 import { createDaemon, type MockDaemon } from '../../mocks/model'
 import SimulatorPanel from '../../src/app/simulator-panel'
 import type { Language } from '../../src/i18n/resources'
@@ -18,7 +19,7 @@ let daemon: MockDaemon
 
 beforeEach(() => {
   daemon = createDaemon()
-  window.__mockDaemon = { plan: (f) => daemon.plan(f), state: () => daemon.state(), reset: () => daemon.reset() }
+  window.__mockDaemon = handleFor(daemon)
 })
 afterEach(() => {
   cleanup()

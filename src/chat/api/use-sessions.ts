@@ -1,5 +1,6 @@
 /** The session list: read (and kept fresh), and create. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useEffect, useRef } from 'react'
 import { useChatRuntime } from '../runtime'
 import { chatKeys, sessionsQuery } from '../../thread/history'
 
@@ -9,6 +10,27 @@ const SESSIONS_REFRESH_MS = 15_000
 export function useSessions() {
   const runtime = useChatRuntime()
   return useQuery({ ...sessionsQuery(runtime), refetchInterval: SESSIONS_REFRESH_MS })
+}
+
+/**
+ * Calls `moved` with the list's `updated_at` of `sessionId` each time it moves on from what it
+ * said before (not on the first reading): something happened in the session, perhaps done by
+ * another client of the daemon (a message sent, a run started or ended), that the view's own
+ * streams do not carry.
+ */
+export function useSessionMoved(sessionId: string, moved: (updatedAt: number) => void): void {
+  const updatedAt = useSessions().data?.find((session) => session.id === sessionId)?.updated_at
+  const seen = useRef<{ sessionId: string; updatedAt: number }>(undefined)
+  const latest = useRef(moved)
+  useEffect(() => {
+    latest.current = moved
+  })
+  useEffect(() => {
+    if (updatedAt === undefined) return
+    const before = seen.current
+    seen.current = { sessionId, updatedAt }
+    if (before?.sessionId === sessionId && updatedAt > before.updatedAt) latest.current(updatedAt)
+  }, [sessionId, updatedAt])
 }
 
 /**

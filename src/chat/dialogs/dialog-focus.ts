@@ -22,11 +22,11 @@ export function trapTab(event: Pick<KeyboardEvent, 'key' | 'shiftKey' | 'prevent
   }
 }
 
-/** Focuses `element` if it can hold focus now; true when focus landed on it. */
-export function focusIfAble(element: HTMLElement | null | undefined): boolean {
+/** Focuses `element` if it can hold focus now (`options` as `focus()` takes them); true when focus landed on it. */
+export function focusIfAble(element: HTMLElement | null | undefined, options?: FocusOptions): boolean {
   if (!element || !element.isConnected || element.matches(':disabled') || element.closest('[inert], [hidden]')) return false
   // Where layout is known (not in jsdom), a display:none or visibility:hidden control cannot take focus.
   if (typeof element.checkVisibility === 'function' && !element.checkVisibility({ visibilityProperty: true })) return false
-  element.focus()
+  element.focus(options)
   return document.activeElement === element
 }

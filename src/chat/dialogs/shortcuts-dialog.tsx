@@ -31,6 +31,20 @@ export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
               </td>
             </tr>
           ))}
+          {(
+            [
+              ['sessionStart', 'Home'],
+              ['latest', 'End'],
+            ] as const
+          ).map(([id, key]) => (
+            <tr key={id}>
+              <th scope="row">{t(`shortcuts.${id}`)}</th>
+              <td>
+                <kbd>{key}</kbd>
+                <span className="muted"> ({t('shortcuts.inConversation')})</span>
+              </td>
+            </tr>
+          ))}
           <tr>
             <th scope="row">{t('shortcuts.send')}</th>
             <td>

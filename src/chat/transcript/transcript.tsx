@@ -102,11 +102,18 @@ function holdInPlace(scroller: HTMLElement, control: HTMLElement): void {
  * the view, in whichever direction the log scrolls. TanStack leaves a row alone while the log
  * scrolls up; but a row that comes back into the window above can measure other than when it
  * was last drawn (its Markdown had not loaded then, say), and left alone it moves every row
- * below it, the one read included.
+ * below it, the one read included. `startHeld`: the session's first message is among the rows
+ * (no gap before it).
  */
-function keepTheEye(item: VirtualItem, _delta: number, instance: Virtualizer<HTMLDivElement, Element>): boolean {
+function keepTheEye(item: VirtualItem, instance: Virtualizer<HTMLDivElement, Element>, startHeld: boolean): boolean {
   const offset = instance.scrollOffset ?? 0
-  if (!instance.itemSizeCache.has(item.key)) return item.start + item.size <= offset + (instance.scrollRect?.height ?? 0) / 2
+  if (!instance.itemSizeCache.has(item.key)) {
+    // At the very top of a session whose first message is held, the top is what the operator
+    // went to (Home, the scrollbar dragged up): its rows keep the top of the view as they are
+    // measured, and the first message stays in sight.
+    if (startHeld && offset <= 0) return false
+    return item.start + item.size <= offset + (instance.scrollRect?.height ?? 0) / 2
+  }
   return item.start + item.size <= offset
 }
 
@@ -135,7 +142,8 @@ const withoutLayout = new WeakSet<object>()
  * 10,000-message session costs what a 20-message one does. It stays pinned to the bottom while
  * anything at the bottom grows (text, a failure notice, the retry box, highlighting): TanStack
  * Virtual's end anchoring keeps the end in view as rows are measured. Scrolling up releases it;
- * "Jump to latest" brings the operator back when something new arrives below. Find in session
+ * "Jump to latest" (and End) brings the operator back, shown when something new arrives below or
+ * the view is more than a screen above the end; Home goes to the session's first message. Find in session
  * reaches rows that are not in the DOM, which the browser's own find cannot.
  *
  * A session held in pages has gaps: each is one row as tall as the messages it stands for, so the
@@ -232,7 +240,8 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
     useFlushSync: false,
   })
   last.current = virtualizer
-  virtualizer.shouldAdjustScrollPositionOnItemSizeChange = keepTheEye
+  const startHeld = gapHeight(0) === undefined
+  virtualizer.shouldAdjustScrollPositionOnItemSizeChange = (item, _delta, instance) => keepTheEye(item, instance, startHeld)
   const atEnd = virtualizer.isAtEnd()
   const virtualRows = virtualizer.getVirtualItems()
 
@@ -379,7 +388,60 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
   const lastKey = items.length > 0 ? itemKey(items[items.length - 1] as Item) : undefined
   const [seenLast, setSeenLast] = useState(lastKey)
   if (atEnd && seenLast !== lastKey) setSeenLast(lastKey)
-  const newBelow = !atEnd && (lastKey !== seenLast || active)
+  // More than a screen above the end (read when a scroll settles: the transcript renders then).
+  const view = virtualizer.scrollRect?.height ?? 0
+  const farFromEnd = hasLayout && view > 0 && virtualizer.getTotalSize() - (virtualizer.scrollOffset ?? 0) - view > view
+  const showJump = !atEnd && (lastKey !== seenLast || active || farFromEnd)
+
+  /**
+   * To the latest message, pinned there. At once from further than a couple of screens: a smooth
+   * scroll through a session held in pages passes over gaps whose pages land on the way, and the
+   * view keeping its place as each lands ends the animation where it is, short of the end.
+   */
+  const goToEnd = useCallback(() => {
+    const element = scrollRef.current
+    pinned.current = true
+    const far = element ? element.scrollHeight - element.scrollTop - element.clientHeight > 2 * element.clientHeight : true
+    virtualizer.scrollToEnd(far ? undefined : { behavior: 'smooth' })
+  }, [virtualizer])
+  /**
+   * To the session's first message: the top, where its page is read if it is not held. As the
+   * first row (a gap or the first message): the virtualizer holds a row's place until it stays
+   * put, through the rows around it being measured.
+   */
+  const goToStart = useCallback(() => {
+    pinned.current = false
+    virtualizer.scrollToIndex(0, { align: 'start' })
+  }, [virtualizer])
+
+  // Home and End (Ctrl too) go to the session's first message and its latest, at once, where the
+  // browser's own would scroll smoothly and stop short (see goToEnd): when a key lands in the log
+  // outside a text field, or on the page after the operator last clicked in the log.
+  useEffect(() => {
+    const element = scrollRef.current
+    if (!element) return
+    let clickedInLog = false
+    const onPointerDown = (event: PointerEvent) => {
+      clickedInLog = event.target instanceof Node && element.contains(event.target)
+    }
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.altKey || event.shiftKey || event.metaKey || (event.key !== 'Home' && event.key !== 'End')) return
+      const target = event.target
+      const inLog = target instanceof Node && element.contains(target)
+      const onPage = target === document.body || target === document.documentElement
+      if (!(inLog || (onPage && clickedInLog))) return
+      if (target instanceof Element && target.closest('input, textarea, select, [contenteditable]:not([contenteditable="false"])')) return
+      event.preventDefault()
+      if (event.key === 'End') goToEnd()
+      else goToStart()
+    }
+    document.addEventListener('pointerdown', onPointerDown, true)
+    document.addEventListener('keydown', onKeyDown)
+    return () => {
+      document.removeEventListener('pointerdown', onPointerDown, true)
+      document.removeEventListener('keydown', onKeyDown)
+    }
+  }, [goToEnd, goToStart])
 
   const clearMatch = useCallback(() => {
     setMatch(undefined)
@@ -490,8 +552,8 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
           })}
         </div>
       </div>
-      {newBelow ? (
-        <button type="button" className="button jump-to-latest" onClick={() => virtualizer.scrollToEnd({ behavior: 'smooth' })}>
+      {showJump ? (
+        <button type="button" className="button jump-to-latest" onClick={goToEnd}>
           {t('chat.jumpToLatest')}
         </button>
       ) : null}
