@@ -74,6 +74,9 @@ for (const lang of ['en', 'zh'] as Lang[]) {
     const log = page.getByRole('log')
     await expect(log.locator('.transcript__row--last')).toBeInViewport()
     const sid = new URL(page.url()).pathname.split('/').pop() ?? ''
+    // A while after the tab last read the session (a change within the daemon clock's slack of
+    // that read is taken as one this tab already knows).
+    await page.clock.runFor(5_000)
     // Another client of the daemon (curl, another browser): the page's own code is not involved.
     const status = await page.evaluate(async (id) => {
       const response = await fetch(`/api/v1/sessions/${id}/messages`, {

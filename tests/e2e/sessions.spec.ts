@@ -225,7 +225,8 @@ for (const lang of LANGS) {
     await expect(dialog.getByRole('row', { name: word(lang, 'shortcuts.newSession') })).toContainText('Ctrl+Shift+O')
     await expect(dialog.getByRole('row', { name: word(lang, 'shortcuts.stopOrCancel') })).toContainText('Ctrl+Shift+Backspace')
     await expect(dialog.getByRole('row', { name: word(lang, 'shortcuts.focusApproval') })).toContainText('Ctrl+Shift+Y')
-    await expect(dialog.getByRole('rowheader')).toHaveCount(11)
+    await expect(dialog.getByRole('row', { name: word(lang, 'shortcuts.latest') })).toContainText('End')
+    await expect(dialog.getByRole('rowheader')).toHaveCount(13)
     await page.keyboard.press('Escape')
     await expect(dialog).toHaveCount(0)
 
