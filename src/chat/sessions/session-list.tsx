@@ -91,7 +91,10 @@ export function SessionList({ sessions, currentId, onSelect, onCreate, creating 
                     }}
                     onDoubleClick={actions && onRenameStart ? () => onRenameStart(s.id) : undefined}
                   >
-                    <span className="sessions__title">{sessionLabel(t, s)}</span>
+                    {/* The whole title on hover: the list cuts a long one with an ellipsis. */}
+                    <span className="sessions__title" title={sessionLabel(t, s)}>
+                      {sessionLabel(t, s)}
+                    </span>
                     {marks?.get(s.id) === 'needsYou' ? (
                       <span className="badge badge--needs-you">{t('sessions.needsYou')}</span>
                     ) : s.status === 'running' ? (
