@@ -3,12 +3,9 @@
  * state kept in localStorage so a reload replays streams and carries on interrupted runs.
  */
 import { setupWorker } from 'msw/browser'
-import { handleFor, IN_BROWSER_LONG_SESSION, type MockDaemonHandle } from './handle'
+import { handleFor, type MockDaemonHandle } from './handle'
 import { handlersFor } from './handlers/index'
-import { seedLongSession } from './long-session'
 import { createDaemon, type DaemonStorage, type MockDaemon } from './model'
-
-export type { MockDaemonHandle } from './handle'
 
 /** The localStorage key of the daemon's state; bump the version when the saved shape changes. */
 export const STORAGE_KEY = 'rebound.mock-daemon.v1'
@@ -59,13 +56,13 @@ function applyQueryFaults(daemon: MockDaemon): void {
  * Applies `?long=N` once: writes a session of N messages and opens it (its address replaces this
  * one, every other parameter kept), so history in pages can be tried without a daemon of its own.
  */
-function applyQueryLongSession(daemon: MockDaemon): void {
+function applyQueryLongSession(handle: MockDaemonHandle): void {
   const url = new URL(window.location.href)
   const long = url.searchParams.get('long')
   if (long === null) return
   url.searchParams.delete('long')
   try {
-    const { id } = seedLongSession(daemon, Number(long), IN_BROWSER_LONG_SESSION)
+    const id = handle.longSession(Number(long))
     url.pathname = `/sessions/${encodeURIComponent(id)}`
   } catch (error) {
     console.warn(`[mock daemon] ?long ignored: ${(error as Error).message}`)
@@ -80,8 +77,9 @@ function applyQueryLongSession(daemon: MockDaemon): void {
 export async function startMockDaemon(): Promise<MockDaemon> {
   const daemon = createDaemon({ storage: localStorageStorage(STORAGE_KEY) })
   applyQueryFaults(daemon)
-  applyQueryLongSession(daemon)
-  window.__mockDaemon = handleFor(daemon)
+  const handle = handleFor(daemon)
+  applyQueryLongSession(handle)
+  window.__mockDaemon = handle
   // Saves are coalesced per task; a closing tab must not lose the last one.
   window.addEventListener('pagehide', () => daemon.flush())
   const worker = setupWorker(...handlersFor(daemon))

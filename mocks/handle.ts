@@ -11,7 +11,7 @@ export type MockDaemonHandle = {
 }
 
 /** The most messages a long session has in the browser: the daemon saves its whole state in localStorage at the end of every task that changed it. */
-export const IN_BROWSER_LONG_SESSION = 500
+const IN_BROWSER_LONG_SESSION = 500
 
 export function handleFor(daemon: MockDaemon): MockDaemonHandle {
   return {

@@ -21,13 +21,10 @@ import { rowSeq, transcriptText, type TranscriptItem } from '../thread/transcrip
 import { GapRow } from './transcript/gap-row'
 import { useShortcuts } from './use-shortcuts'
 import { useSessionMoved } from './api/use-sessions'
-import { chatKeys, refreshSession } from '../thread/history'
+import { catchUpWithList } from '../thread/history'
 import { useQueryClient } from '@tanstack/react-query'
 import { useThread, useThreadState } from './use-thread'
 import type { ThreadSnapshot } from '../thread/thread'
-
-/** How far the daemon's clock, read from its `Date` headers (whole seconds), may be off this one. */
-const CLOCK_SLACK_MS = 2000
 
 /**
  * One session: the thread's rows in the transcript, and the composer. Rendering only: what is
@@ -42,15 +39,10 @@ export function ChatView({ sessionId, autoFocusComposer = false }: { sessionId: 
   const remoteFind = useMemo(() => ({ search: thread.search, held: thread.holds, reveal: thread.reveal }), [thread])
 
   // The session changed where this tab did not see it (another client of the daemon sent, or ran
-  // a reply): its end is read again (`?after=`), and a reply running there is followed. Not for
-  // what this tab knows already: while it follows a reply of its own (the stream says what
-  // changes), or when its history was written after the change (a send's reply settled here).
+  // a reply): the thread's history decides whether that is news and reads the end (history.ts).
   const queryClient = useQueryClient()
   useSessionMoved(sessionId, (updatedAt) => {
-    if (state.active) return
-    const knownAt = queryClient.getQueryState(chatKeys.messages(sessionId))?.dataUpdatedAt ?? 0
-    if (runtime.client.daemonClock.toLocal(updatedAt) <= knownAt + CLOCK_SLACK_MS) return
-    void refreshSession(queryClient, sessionId)
+    catchUpWithList(queryClient, sessionId, updatedAt, { following: state.active, toLocal: runtime.client.daemonClock.toLocal })
   })
 
   // A session open is the moment to fetch how steps render, so its first reply's steps never wait for it.

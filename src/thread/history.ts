@@ -194,6 +194,24 @@ export async function refreshSession(queryClient: QueryClient, sessionId: string
   await refreshEnd(queryClient, sessionId, pager, refresh)
 }
 
+/** How far the daemon's clock, read from its `Date` headers (whole seconds), may be off this one. */
+const CLOCK_SLACK_MS = 2000
+
+/**
+ * The session list says a session changed at `updatedAt` (the daemon's clock; `toLocal` puts it
+ * on this one): when that is news to this tab, its end is read again (`?after=`) and a reply
+ * running there is followed. News is a change this tab did not see: not while it follows a reply
+ * of its own (`following`: the stream says what changes), nor before its history was last written
+ * (a send's reply settled here), give or take the clocks' slack. True when it reads.
+ */
+export function catchUpWithList(queryClient: QueryClient, sessionId: string, updatedAt: number, { following, toLocal }: { following: boolean; toLocal: (daemonMs: number) => number }): boolean {
+  if (following) return false
+  const knownAt = queryClient.getQueryState(chatKeys.messages(sessionId))?.dataUpdatedAt ?? 0
+  if (toLocal(updatedAt) <= knownAt + CLOCK_SLACK_MS) return false
+  void refreshSession(queryClient, sessionId)
+  return true
+}
+
 /**
  * The history held for a session when it can stand in for a read: there is one, and no read of
  * its end is on its way (a read that left before a change would drop what is written into it).
