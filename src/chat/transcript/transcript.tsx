@@ -1,6 +1,7 @@
 import { defaultRangeExtractor, observeElementRect, useVirtualizer, type Range, type VirtualItem, type Virtualizer } from '@tanstack/react-virtual'
 import { memo, useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react'
 import { useTranslation } from '../../i18n/use-translation'
+import { keyPressOf } from '../shortcuts'
 import { FindBar, type RemoteFind } from './find-bar'
 import { FindNeedle } from './find-needle'
 import { useMatchMarks } from './match-marks'
@@ -425,12 +426,12 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
       clickedInLog = event.target instanceof Node && element.contains(event.target)
     }
     const onKeyDown = (event: KeyboardEvent) => {
-      if (event.defaultPrevented || event.altKey || event.shiftKey || event.metaKey || (event.key !== 'Home' && event.key !== 'End')) return
+      const press = keyPressOf(event)
+      if (event.defaultPrevented || press.altKey || press.shiftKey || press.metaKey || press.inTextField || (press.key !== 'Home' && press.key !== 'End')) return
       const target = event.target
       const inLog = target instanceof Node && element.contains(target)
       const onPage = target === document.body || target === document.documentElement
       if (!(inLog || (onPage && clickedInLog))) return
-      if (target instanceof Element && target.closest('input, textarea, select, [contenteditable]:not([contenteditable="false"])')) return
       event.preventDefault()
       if (event.key === 'End') goToEnd()
       else goToStart()
