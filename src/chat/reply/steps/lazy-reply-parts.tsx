@@ -8,6 +8,7 @@
 import { Component, lazy, Suspense, useState, type ComponentProps, type ReactNode } from 'react'
 import { LazyReplyMarkdown } from '../../../markdown/lazy-reply-markdown'
 import { answerText } from '../../../live/parts'
+import { warmNumberFormats } from '../../../i18n/number-format'
 import type { ReplyPartsProps } from './reply-parts'
 
 type StepsModule = Pick<typeof import('./reply-parts'), 'ReplyParts' | 'ToolApproval'>
@@ -47,18 +48,13 @@ const warmedLanguages = new Set<string>()
 /**
  * Makes the number formats of a reply's steps (tokens, sizes, costs, durations) in `language` once
  * the page is idle, so the first reply with steps does not pay for the language's number data in
- * its first commit. Once per language; a failed fetch of the formats' module is tried again by
- * the next call.
+ * its first commit. Once per language. The formats' module is part of the page's first script
+ * (a reply's usage line uses it), so only the formats themselves wait for idle.
  */
 export function warmStepNumbers(language: string): void {
   if (warmedLanguages.has(language) || typeof window === 'undefined') return
   warmedLanguages.add(language)
-  whenIdle(() => {
-    import('../../../i18n/number-format').then(
-      ({ warmNumberFormats }) => whenIdle(() => warmNumberFormats(language)),
-      () => warmedLanguages.delete(language),
-    )
-  })
+  whenIdle(() => warmNumberFormats(language))
 }
 
 /**
