@@ -11,7 +11,7 @@ import { createQueryClient, Providers } from './app/providers'
 import { createChatRuntime } from './thread/runtime'
 import { createAppI18n } from './i18n/setup'
 import { createDaemonClient } from './wire/http'
-import { followRun } from './wire/events'
+import { followOnPage, loadPageReader } from './wire/follow-on-page'
 import { browserInput } from './live/pacing'
 import { loadReplyMarkdown } from './markdown/lazy-reply-markdown'
 import type { FollowRun, ReadPage, WorkerFollow } from './wire/worker-follow'
@@ -49,7 +49,11 @@ async function boot() {
   // reply's stream does not wait for it. Built pages only: under the dev server the worker is a
   // graph of modules fetched one by one, which at idle competed with the page's own lazy chunks
   // (a renderer chunk still loading when the network dropped failed to load).
-  if (follow && import.meta.env.PROD) (window.requestIdleCallback ?? ((run: () => void) => setTimeout(run, 1000)))(() => follow.warm())
+  const whenIdle = window.requestIdleCallback ?? ((run: () => void) => setTimeout(run, 1000))
+  if (follow && import.meta.env.PROD) whenIdle(() => follow.warm())
+  // Without the worker (the in-browser mock daemon, a browser with no workers) runs are read on the
+  // page: its reader is fetched at idle too, so the first reply does not wait for it.
+  if (!follow) whenIdle(() => void loadPageReader().catch(() => undefined))
   createRoot(root).render(
     <StrictMode>
       <AppErrorBoundary i18n={i18n}>
@@ -85,7 +89,7 @@ function lazyWorkerFollow(load: () => Promise<WorkerFollow>): LazyWorkerFollow {
       (worker) => (ready = worker),
       () => undefined,
     ))
-  const follow = (options: Parameters<WorkerFollow>[0]) => loaded().then((worker) => (worker ?? followRun)(options))
+  const follow = (options: Parameters<WorkerFollow>[0]) => loaded().then((worker) => (worker ?? followOnPage)(options))
   const readPage =
     (read: ReadPage): ReadPage =>
     (...args) =>

@@ -13,7 +13,8 @@
  * ended is settled the same way, never shown failed.
  */
 import { isAbortError, RefusalError, RunEnded, StreamFailure } from '../wire/errors'
-import { followRun, STREAM_IDLE_MS } from '../wire/events'
+import { followOnPage } from '../wire/follow-on-page'
+import { STREAM_IDLE_MS } from '../wire/liveness'
 import type { DaemonClient } from '../wire/http'
 import type { FollowRun } from '../wire/worker-follow'
 import { isRunEnded } from '../wire/status'
@@ -47,7 +48,7 @@ export type RunFollowerOptions = {
   onReconnect?: () => void
 }
 
-export function createRunFollower({ client, live, refreshHistory, follow: readStream = followRun, onReconnect }: RunFollowerOptions) {
+export function createRunFollower({ client, live, refreshHistory, follow: readStream = followOnPage, onReconnect }: RunFollowerOptions) {
   /** Followed runs by id, with the session they belong to. */
   const followed = new Map<string, { sessionId: string; controller: AbortController }>()
   /**

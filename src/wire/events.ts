@@ -8,8 +8,11 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import { isAbortError, RefusalError, RunEnded, StreamFailure, TransportError } from './errors'
 import type { DaemonClient } from './http'
+import { STREAM_IDLE_MS } from './liveness'
 import { isRunEnded } from './status'
 import { refusalBodySchema, streamEventSchemas, type RunStatus, type StreamFrame } from './types'
+
+export { STREAM_IDLE_MS }
 
 export type TerminalFrame = Extract<StreamFrame, { type: 'done' | 'cancelled' | 'error' }>
 
@@ -47,8 +50,6 @@ export type FollowRunOptions = {
 /** Longest plain-text error frame kept as it came. */
 const RAW_FRAME_LIMIT = 500
 
-/** A connection that carries no byte (not even a `: ping`, sent at least every 15 s) this long is dead. */
-export const STREAM_IDLE_MS = 45_000
 /** Reattachments in a row that brought no byte, or time lost, after which the daemon reads as unreachable. */
 const UNREACHABLE_AFTER_ATTEMPTS = 3
 export const UNREACHABLE_AFTER_MS = 30_000
