@@ -11,6 +11,7 @@ import { initialize, mswLoader } from 'msw-storybook-addon'
 import { StrictMode, useState, type ReactNode } from 'react'
 import { createQueryClient, Providers } from '../src/app/providers'
 import { loadReplyParts } from '../src/chat/reply/steps/lazy-reply-parts'
+import { forgetSteps } from '../src/chat/reply/steps/use-disclosure'
 import { loadRetryScheduler } from '../src/retry/lazy-scheduler'
 import { createChatRuntime } from '../src/thread/runtime'
 import { createI18n } from '../src/i18n/bundled'
@@ -115,6 +116,9 @@ const preview = {
     mswLoader,
     async () => {
       await Promise.all([loadReplyParts(), loadRetryScheduler()])
+      // What an operator opened in a reply's steps is kept by message id for the page's lifetime;
+      // each story is a page of its own, shown as written (its play function opens what it opens).
+      forgetSteps()
     },
   ],
   parameters: {

@@ -2,7 +2,7 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { AgentReply } from '../../src/chat/reply/agent-reply'
 import type { Message, Part, ToolPart, Usage } from '../../src/wire/types'
-import { INPUT_TAIL_CHARS } from '../../src/thread/steps'
+import { INPUT_HEAD_CHARS, INPUT_TAIL_CHARS } from '../../src/thread/steps'
 import { renderWithProviders } from './harness'
 import { renderInLanguage } from './markdown-helpers'
 
@@ -426,6 +426,51 @@ describe('a cut output', () => {
     fireEvent.click(toolToggle())
     expect(screen.getByText('The first 15 kB of 1 MB.')).toBeInTheDocument()
     expect(screen.queryByRole('button', { name: 'Load full output' })).toBeNull()
+  })
+})
+
+describe('a reply mounted again (scrolled out of the windowed transcript and back)', () => {
+  it('keeps the steps the operator opened open, and folds none they did not', () => {
+    const parts = [reasoning('Looked at the logs first.'), tool(), tool({ tool_call_id: 'tc_2', name: 'read_file' }), text('Done.')]
+    const first = renderInLanguage(<AgentReply message={reply(parts)} />)
+    fireEvent.click(screen.getByRole('button', { name: 'Reasoning' }))
+    fireEvent.click(toolToggle())
+    first.unmount()
+
+    renderInLanguage(<AgentReply message={reply(parts)} />)
+    expect(screen.getByRole('button', { name: 'Reasoning' })).toHaveAttribute('aria-expanded', 'true')
+    expect(toolToggle()).toHaveAttribute('aria-expanded', 'true')
+    expect(toolToggle('read_file')).toHaveAttribute('aria-expanded', 'false')
+  })
+
+  it('keeps them by reply: the same steps in another reply start folded', () => {
+    const parts = [tool(), text('Done.')]
+    const first = renderInLanguage(<AgentReply message={reply(parts)} />)
+    fireEvent.click(toolToggle())
+    first.unmount()
+    renderInLanguage(<AgentReply message={reply(parts, { id: 'msg_ag2' })} />)
+    expect(toolToggle()).toHaveAttribute('aria-expanded', 'false')
+  })
+
+  it('keeps a loaded whole output without loading it again, and the whole input shown', async () => {
+    const longInput = JSON.stringify({ path: 'x'.repeat(INPUT_HEAD_CHARS + 500) })
+    const cut = tool({ input: longInput, output: 'line\n'.repeat(3_000), output_bytes: 1024 * 1024, output_truncated: true })
+    const onLoadOutput = vi.fn(() => Promise.resolve('the whole output'))
+    const first = renderInLanguage(<AgentReply message={reply([cut])} onLoadOutput={onLoadOutput} />)
+    fireEvent.click(toolToggle())
+    fireEvent.click(screen.getByRole('button', { name: 'Show the whole input' }))
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Load full output' }))
+    })
+    expect(screen.getByText('Full output, 1 MB.')).toBeInTheDocument()
+    first.unmount()
+
+    renderInLanguage(<AgentReply message={reply([cut])} onLoadOutput={onLoadOutput} />)
+    expect(toolToggle()).toHaveAttribute('aria-expanded', 'true')
+    expect(screen.getByText('Full output, 1 MB.')).toBeInTheDocument()
+    expect(document.querySelectorAll('.step-code')[1]).toHaveTextContent('the whole output')
+    expect(screen.queryByRole('button', { name: 'Show the whole input' })).toBeNull()
+    expect(onLoadOutput).toHaveBeenCalledTimes(1)
   })
 })
 

@@ -1,6 +1,7 @@
 import '@testing-library/jest-dom/vitest'
 import { cleanup } from '@testing-library/react'
 import { afterEach, vi } from 'vitest'
+import { forgetSteps } from '../../src/chat/reply/steps/use-disclosure'
 
 // Testing Library's async wrapper (used by user-event and waitFor) only advances fake timers it
 // recognises as Jest's; without this it waits on a faked setTimeout(0) forever.
@@ -18,6 +19,8 @@ if (typeof globalThis.ResizeObserver === 'undefined') {
 
 afterEach(() => {
   cleanup()
+  // What the operator opened in a reply's steps is kept by message id for the page's lifetime; each test is a page of its own.
+  forgetSteps()
   sessionStorage.clear()
   localStorage.clear()
 })

@@ -15,21 +15,21 @@ export type ReasoningStepProps = {
   earlier: boolean
   /** How long it took by the daemon's times or the stream's (see reasoningDurationMs), when they tell. */
   knownMs: number | undefined
-  /** Where this page keeps what it measured of it: the message id and the part's index. */
-  thoughtKey: string
+  /** Where this page keeps what it measured of it and whether the operator opened it: the message id and the part's index. */
+  stepKey: string
 }
 
 /**
  * The agent's reasoning, apart from the answer: open and muted while it is written, then one line
  * ("Thought for 4 s") that opens on request. Daemon text, shown as text, never as Markdown.
  */
-export const ReasoningStep = memo(function ReasoningStep({ part, live, earlier, knownMs, thoughtKey }: ReasoningStepProps) {
+export const ReasoningStep = memo(function ReasoningStep({ part, live, earlier, knownMs, stepKey }: ReasoningStepProps) {
   const { t, i18n } = useTranslation()
   const bodyId = useId()
-  const measuredMs = useThoughtTime(thoughtKey, live)
+  const measuredMs = useThoughtTime(stepKey, live)
   // Find went to this reply for words in the reasoning: it opens to show them.
   const found = holdsNeedle(useFindNeedle(), i18n.language, part.text)
-  const [open, toggle] = useDisclosure(live ? 'live' : 'done', reasoningOpenByDefault(live, earlier) || found)
+  const [open, toggle] = useDisclosure(stepKey, live ? 'live' : 'done', reasoningOpenByDefault(live, earlier) || found)
   // What this mount saw is the last resort: it began timing when it first showed the reasoning.
   const ms = knownMs ?? measuredMs
   const summary = live

@@ -43,9 +43,9 @@ export function ReplyParts({ parts, messageId, runId, streaming, earlier = false
           case 'text':
             return <TextStep key={key} part={part} streaming={i === live} followed={i < parts.length - 1} />
           case 'reasoning':
-            return <ReasoningStep key={key} part={part} live={i === live} earlier={earlier} knownMs={reasoningDurationMs(parts, i, thinking)} thoughtKey={`${messageId}:${i}`} />
+            return <ReasoningStep key={key} part={part} live={i === live} earlier={earlier} knownMs={reasoningDurationMs(parts, i, thinking)} stepKey={`${messageId}:${i}`} />
           case 'tool':
-            return <ToolStep key={key} part={part} runId={runId} earlier={earlier} now={now} onLoadOutput={onLoadOutput} approval={approval} />
+            return <ToolStep key={key} stepKey={`${messageId}:${i}`} part={part} runId={runId} earlier={earlier} now={now} onLoadOutput={onLoadOutput} approval={approval} />
         }
       })}
     </div>

@@ -11,7 +11,7 @@ import { useTicker } from '../../use-ticker'
 import { FailureNotice } from '../failure-notice'
 import { StepCode } from './step-code'
 import { holdsNeedle, useFindNeedle } from '../../transcript/find-needle'
-import { useDisclosure } from './use-disclosure'
+import { keepOutput, keptOutput, useDisclosure, useWholeInput } from './use-disclosure'
 
 /**
  * Fetches a tool's whole output (the daemon's `GET …/runs/:rid/tools/:tcid/output`), given the
@@ -26,6 +26,8 @@ export type ToolApproval = (tool: LiveToolPart, runId: string | undefined) => Re
 
 export type ToolStepProps = {
   part: ToolPart
+  /** Where this page keeps what the operator did to it (opened it, loaded its output): the message id and the part's index. */
+  stepKey: string
   /** The run of the reply this tool is a step of. */
   runId: string | undefined
   /** A step of an earlier version: folded. */
@@ -101,10 +103,10 @@ function InputCode({ shown, complete, highlight }: { shown: ShownToolInput; comp
 type FullOutput = { state: 'idle' } | { state: 'loading' } | { state: 'loaded'; text: string } | { state: 'failed'; error: unknown }
 
 /** A tool's input: the tail of one being written, the head of a long complete one until the operator asks for all of it. */
-function ToolInput({ part, now }: { part: ToolPart; now: number | undefined }) {
+function ToolInput({ part, stepKey, now }: { part: ToolPart; stepKey: string; now: number | undefined }) {
   const { t, i18n } = useTranslation()
   const lng = i18n.language
-  const [whole, setWhole] = useState(false)
+  const [whole, showWhole] = useWholeInput(stepKey)
   const writing = part.status === 'input'
   const running = part.status === 'running'
   const shown = useMemo(() => shownToolInput(part.input, part.status, whole), [part.input, part.status, whole])
@@ -121,7 +123,7 @@ function ToolInput({ part, now }: { part: ToolPart; now: number | undefined }) {
       {shown.omitted > 0 && !writing ? (
         <div className="step__truncated">
           <p className="step__note">{t('steps.inputHead', { shown: formatCount(shownChars, lng), total: formatCount(shownChars + shown.omitted, lng) })}</p>
-          <button type="button" className="button step__load" onClick={() => setWhole(true)}>
+          <button type="button" className="button step__load" onClick={showWhole}>
             {t('steps.showWholeInput')}
           </button>
         </div>
@@ -181,21 +183,27 @@ function ToolOutput({ part, full, onLoad }: { part: ToolPart; full: FullOutput; 
  * for a decision, the slot for the decision's controls. Open while it is written, waits, runs or
  * failed; folded once done. Memoized on the part: a delta to another step does not re-render it.
  */
-export const ToolStep = memo(function ToolStep({ part, runId, earlier, now, onLoadOutput, approval }: ToolStepProps) {
+export const ToolStep = memo(function ToolStep({ part, stepKey, runId, earlier, now, onLoadOutput, approval }: ToolStepProps) {
   const { t, i18n } = useTranslation()
   const bodyId = useId()
   // Find went to this reply for words in the tool's input (its name is on show already): it opens to show them.
   const found = holdsNeedle(useFindNeedle(), i18n.language, part.input)
-  const [open, toggle] = useDisclosure(part.status, toolOpenByDefault(part.status, earlier) || found)
-  // Here, not in the output: folding the tool keeps what was loaded.
-  const [full, setFull] = useState<FullOutput>({ state: 'idle' })
+  const [open, toggle] = useDisclosure(stepKey, part.status, toolOpenByDefault(part.status, earlier) || found)
+  // Here, not in the output: folding the tool keeps what was loaded (and so does scrolling it away).
+  const [full, setFull] = useState<FullOutput>(() => {
+    const text = keptOutput(stepKey)
+    return text === undefined ? { state: 'idle' } : { state: 'loaded', text }
+  })
   const id = part.tool_call_id
   const load =
     onLoadOutput && full.state !== 'loaded'
       ? () => {
           setFull({ state: 'loading' })
           onLoadOutput(id, runId).then(
-            (text) => setFull({ state: 'loaded', text }),
+            (text) => {
+              keepOutput(stepKey, text)
+              setFull({ state: 'loaded', text })
+            },
             (error: unknown) => setFull({ state: 'failed', error }),
           )
         }
@@ -212,7 +220,7 @@ export const ToolStep = memo(function ToolStep({ part, runId, earlier, now, onLo
       {part.status === 'failed' ? <FailureNotice error={part.error} className="failure step__failure" /> : null}
       {open ? (
         <div id={bodyId} className="step__body">
-          <ToolInput part={part} now={now} />
+          <ToolInput part={part} stepKey={stepKey} now={now} />
           <ToolOutput part={part} full={full} onLoad={load} />
         </div>
       ) : null}
