@@ -125,6 +125,48 @@ describe('a session held in pages', () => {
     // The rows between the hit's page and the end are not held: a gap stands for them.
     expect(screen.getAllByRole('button', { name: 'Load more messages' })).toHaveLength(1)
   })
+
+  it('numbers every match in order, held or not, with all the daemon’s hits asked at once', async () => {
+    const sid = createSession(daemon)
+    serve(sid, longSession(sid, 500))
+    renderChat(sid)
+    await advanceUntil(() => questions().length > 0, 'the newest page')
+    const find = screen.getByRole('searchbox', { name: 'Find in session' })
+    // Exchanges 4, 40–49 and 400–499 hold "number 4": 222 messages, the 98 of exchanges 451–499
+    // held; a page of 50 hits left the 74 between its last and them unknown.
+    await user().type(find, 'number 4')
+    await advanceUntil(() => screen.queryByText('222 matches') !== null, 'the daemon’s hits')
+    await user().type(find, '{Shift>}{Enter}{/Shift}')
+    expect(screen.getByText('222 of 222')).toBeInTheDocument()
+    await user().type(find, '{Shift>}{Enter}{/Shift}')
+    expect(screen.getByText('221 of 222')).toBeInTheDocument()
+  })
+
+  it('past the daemon’s largest page of hits, gives a held match no number it cannot know', async () => {
+    const sid = createSession(daemon)
+    serve(sid, longSession(sid, 600))
+    // Ahead of serve's handler: notes each search and lets it answer.
+    const searches: string[] = []
+    server.use(
+      http.get(`*/api/v1/sessions/${sid}/search`, ({ request }) => {
+        searches.push(new URL(request.url).search)
+      }),
+    )
+    renderChat(sid)
+    await advanceUntil(() => questions().length > 0, 'the newest page')
+    const find = screen.getByRole('searchbox', { name: 'Find in session' })
+    // 1,200 messages hold "number"; the daemon gives the oldest 1,000 and says there are more; the newest 100 are held.
+    await user().type(find, 'number')
+    await advanceUntil(() => screen.queryByText('1100+ matches') !== null, 'the daemon’s hits')
+    expect(searches).toEqual(['?q=number&limit=1000'])
+    // The newest held message: 200 hits the daemon did not give lie between it and its last.
+    await user().type(find, '{Shift>}{Enter}{/Shift}')
+    expect(screen.getByText('After the first 1000 matches')).toBeInTheDocument()
+    // The first, from the daemon's hits: its number is known.
+    await user().type(find, '{Enter}')
+    await advanceUntil(() => screen.queryByText(/Originquokka/) !== null, 'the first message')
+    expect(screen.getByText('1 of 1100+')).toBeInTheDocument()
+  })
 })
 
 describe('a session held in pages, laid out', () => {

@@ -1,5 +1,6 @@
 import { memo, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
 import { useTranslation } from '../../i18n/use-translation'
+import { MAX_PAGE } from '../../thread/pages'
 
 /** Where find-in-session looks beyond the rows held: the daemon's search, by seq. */
 export type RemoteFind = {
@@ -24,8 +25,12 @@ export type FindBarProps<Item> = {
 /** The id of the find field, for the shortcut that focuses it. */
 export const FIND_INPUT_ID = 'find-in-session'
 
-/** Hits asked of the daemon at once. */
-const REMOTE_LIMIT = 50
+/**
+ * Hits asked of the daemon at once: its largest page. It answers oldest first and has no way to
+ * ask for the hits after a seq, so a smaller page left every hit between its last and the rows
+ * held unknown (and the held ones numbered as if there were none between).
+ */
+const REMOTE_LIMIT = MAX_PAGE
 /** Typing this still is a query worth asking the daemon. */
 const REMOTE_QUIET_MS = 150
 
@@ -86,6 +91,10 @@ export const FindBar = memo(function FindBar<Item>({ items, itemText, itemSeq, o
     return merged.sort((a, b) => (a.seq ?? Number.POSITIVE_INFINITY) - (b.seq ?? Number.POSITIVE_INFINITY) || (a.index ?? 0) - (b.index ?? 0))
   }, [found, local, needle, remote])
   const more = found?.needle === needle && found.more
+  // With more hits than the daemon gave, its last one ends what is known in order: a held match
+  // after it has hits before it that are not known, and no true number.
+  const lastKnownSeq = more ? found.seqs.at(-1) : undefined
+  const known = lastKnownSeq === undefined ? matches.length : matches.filter((m) => m.seq !== undefined && m.seq <= lastKnownSeq).length
 
   const position = current === undefined ? -1 : matches.findIndex((m) => (current.seq !== undefined ? m.seq === current.seq : m.index === current.index))
 
@@ -157,7 +166,9 @@ export const FindBar = memo(function FindBar<Item>({ items, itemText, itemSeq, o
                 ? t('find.foundMore', { count: matches.length })
                 : t('find.found', { count: matches.length })
               : more
-                ? t('find.countMore', { current: shown, total: matches.length })
+                ? shown > known
+                  ? t('find.countPast', { count: known })
+                  : t('find.countMore', { current: shown, total: matches.length })
                 : t('find.count', { current: shown, total: matches.length })}
         </span>
       ) : null}
