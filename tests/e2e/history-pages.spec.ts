@@ -94,3 +94,52 @@ for (const lang of ['en', 'zh'] as Lang[]) {
     await expect(log.locator('.transcript__row--last')).toContainText('Zitherfall')
   })
 }
+
+for (const lang of ['en', 'zh'] as Lang[]) {
+  test(`a step opened stays open when its reply is scrolled far away and back, and Home, End and Jump to latest take the focus along (${lang})`, async ({ page }) => {
+    await page.goto(`/?lang=${lang}&long=400`)
+    await page.waitForFunction(() => window.__mockDaemon !== undefined)
+    const log = page.getByRole('log')
+    await expect(log.locator('.transcript__row--last')).toBeInViewport()
+    const fromEnd = () => log.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)
+    // The newest reply with a tool step, by its place from the end (nothing new comes meanwhile).
+    await expect(log.locator('.transcript__row .step--tool').last()).toBeVisible()
+    const fromLast = await log.evaluate((el) => {
+      const rows = [...el.querySelectorAll('.transcript__row')]
+      const last = Number(rows.at(-1)?.getAttribute('data-index'))
+      const withTool = rows.filter((row) => row.querySelector('.step--tool')).at(-1)
+      return last - Number(withTool?.getAttribute('data-index'))
+    })
+    const toolToggle = () =>
+      log.evaluateHandle((el, back) => {
+        const last = Number([...el.querySelectorAll('.transcript__row')].at(-1)?.getAttribute('data-index'))
+        return el.querySelector(`.transcript__row[data-index="${last - back}"] .step--tool .step__toggle`)
+      }, fromLast)
+    const toggle = (await toolToggle()).asElement()
+    if (!toggle) throw new Error('no tool step in the newest rows')
+    await toggle.click()
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true')
+
+    // Home from the step's toggle: the view at the first message, the focus on the log, not on
+    // the toggle far below; Tab goes on from the rows in view, and the view stays at the top.
+    await toggle.focus()
+    await page.keyboard.press('Home')
+    await expect(log.getByText(FIRST).first()).toBeInViewport()
+    await expect(log).toBeFocused()
+    await page.keyboard.press('Tab')
+    await expect.poll(() => log.evaluate((el) => el.scrollTop)).toBe(0)
+    expect(await page.evaluate(() => document.querySelector('[role="log"]')?.contains(document.activeElement) ?? false)).toBe(true)
+    await expect(page.locator(':focus')).toBeInViewport()
+
+    // Jump to latest from the keyboard: the end, and the focus on the log, not fallen to the page.
+    const jump = page.getByRole('button', { name: word(lang, 'chat.jumpToLatest') })
+    await jump.focus()
+    await page.keyboard.press('Enter')
+    await expect.poll(fromEnd).toBeLessThanOrEqual(2)
+    await expect(jump).toHaveCount(0)
+    await expect(log).toBeFocused()
+    // The reply's row was let go at the top and drawn afresh: the step is as the operator left it.
+    const again = (await toolToggle()).asElement()
+    expect(await again?.getAttribute('aria-expanded')).toBe('true')
+  })
+}

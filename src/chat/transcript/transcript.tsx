@@ -394,6 +394,19 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
   const farFromEnd = hasLayout && view > 0 && virtualizer.getTotalSize() - (virtualizer.scrollOffset ?? 0) - view > view
   const showJump = !atEnd && (lastKey !== seenLast || active || farFromEnd)
 
+  const jumpRef = useRef<HTMLButtonElement>(null)
+  /**
+   * Where the view goes far, the focus goes with it, to the log itself: not left on a control in a
+   * row now far away (held mounted while it has the focus, the next Tab would scroll back to it),
+   * nor on "Jump to latest", which leaves once the view is at the end (the focus fell to the page).
+   * From the log, Tab goes on from the rows in view.
+   */
+  const takeFocus = useCallback(() => {
+    const log = scrollRef.current
+    const active = document.activeElement
+    if (!log || !(active instanceof HTMLElement) || active === log) return
+    if (log.contains(active) || active === jumpRef.current) log.focus({ preventScroll: true })
+  }, [])
   /**
    * To the latest message, pinned there. At once from further than a couple of screens: a smooth
    * scroll through a session held in pages passes over gaps whose pages land on the way, and the
@@ -401,19 +414,21 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
    */
   const goToEnd = useCallback(() => {
     const element = scrollRef.current
+    takeFocus()
     pinned.current = true
     const far = element ? element.scrollHeight - element.scrollTop - element.clientHeight > 2 * element.clientHeight : true
     virtualizer.scrollToEnd(far ? undefined : { behavior: 'smooth' })
-  }, [virtualizer])
+  }, [takeFocus, virtualizer])
   /**
    * To the session's first message: the top, where its page is read if it is not held. As the
    * first row (a gap or the first message): the virtualizer holds a row's place until it stays
    * put, through the rows around it being measured.
    */
   const goToStart = useCallback(() => {
+    takeFocus()
     pinned.current = false
     virtualizer.scrollToIndex(0, { align: 'start' })
-  }, [virtualizer])
+  }, [takeFocus, virtualizer])
 
   // Home and End (Ctrl too) go to the session's first message and its latest, at once, where the
   // browser's own would scroll smoothly and stop short (see goToEnd): when a key lands in the log
@@ -514,6 +529,7 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
         ref={scrollRef}
         className="transcript"
         role="log"
+        tabIndex={-1}
         aria-label={t('transcript.label')}
         aria-live="off"
         aria-busy={loading}
@@ -554,7 +570,7 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
         </div>
       </div>
       {showJump ? (
-        <button type="button" className="button jump-to-latest" onClick={goToEnd}>
+        <button ref={jumpRef} type="button" className="button jump-to-latest" onClick={goToEnd}>
           {t('chat.jumpToLatest')}
         </button>
       ) : null}
