@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react'
 import type { HighlightedLine } from './highlighter'
 import type { LanguageId } from './languages'
+import { setNewest } from '../storage/bounded'
 
 /** Highlighted code kept across mounts (a reply scrolled out of a windowed list and back). */
 const cache = new Map<string, HighlightedLine[]>()
@@ -10,8 +11,7 @@ const CACHE_LIMIT = 60
 const cacheKey = (language: LanguageId, code: string) => `${language}\u0000${code}`
 
 function remember(key: string, lines: HighlightedLine[]): void {
-  cache.set(key, lines)
-  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as string)
+  setNewest(cache, key, lines, CACHE_LIMIT)
 }
 
 /** Whether `code` has been highlighted as `language` already: a block showing it needs no highlighting made. */

@@ -12,8 +12,6 @@ import { STREAM_IDLE_MS } from './liveness'
 import { isRunEnded } from './status'
 import { refusalBodySchema, streamEventSchemas, type RunStatus, type StreamFrame } from './types'
 
-export { STREAM_IDLE_MS }
-
 export type TerminalFrame = Extract<StreamFrame, { type: 'done' | 'cancelled' | 'error' }>
 
 /**

@@ -1,4 +1,5 @@
 import { useState } from 'react'
+import { setNewest } from '../../../storage/bounded'
 
 /**
  * What the operator did to a reply's steps, kept by step (the reply's message id and the part's
@@ -19,9 +20,7 @@ const outputs = new Map<string, string>()
 let outputChars = 0
 
 function remember<T>(map: Map<string, T>, key: string, value: T): void {
-  map.delete(key)
-  map.set(key, value)
-  if (map.size > LIMIT) map.delete(map.keys().next().value as string)
+  setNewest(map, key, value, LIMIT)
 }
 
 /**

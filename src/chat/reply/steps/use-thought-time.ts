@@ -1,4 +1,5 @@
 import { useEffect, useRef, useSyncExternalStore } from 'react'
+import { setNewest } from '../../../storage/bounded'
 
 /**
  * How long reasoning this page watched being written took. The wire carries no times for
@@ -18,8 +19,7 @@ function subscribe(listener: () => void): () => void {
 }
 
 function remember(map: Map<string, number>, key: string, value: number): void {
-  map.set(key, value)
-  if (map.size > LIMIT) map.delete(map.keys().next().value as string)
+  setNewest(map, key, value, LIMIT)
 }
 
 /** The measured duration of the reasoning at `key` in ms, once it ended in this mount's view; undefined otherwise. */
