@@ -20,7 +20,7 @@ export function createQueryClient(): QueryClient {
 }
 
 export function Providers({ i18n, queryClient, runtime, children }: { i18n: I18n; queryClient: QueryClient; runtime: ChatRuntime; children: ReactNode }) {
-  const refreshHistory = useCallback<HistoryRefresher>((sessionId, settled) => refreshSession(queryClient, sessionId, settled), [queryClient])
+  const refreshHistory = useCallback<HistoryRefresher>((sessionId, settled, reason = 'unsure') => refreshSession(queryClient, sessionId, settled, { kind: reason }), [queryClient])
   return (
     <I18nextProvider i18n={i18n}>
       <QueryClientProvider client={queryClient}>

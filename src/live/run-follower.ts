@@ -31,10 +31,17 @@ export function activeRuns(messages: readonly Message[] | undefined): Message[] 
 export type SettledRun = { runId: string; messageId: string; content: string; parts: readonly Part[]; usage?: Usage }
 
 /**
+ * Why history is read again: `ended`, a run ended or was stopped (its end is read, from the first
+ * reply still going on); `unsure`, anything else (another tab's news: the newest page is read
+ * again, since a regenerate may have flagged earlier messages).
+ */
+export type RefreshReason = 'ended' | 'unsure'
+
+/**
  * Reads the session's history again and resolves once it is in. With `settled` (a run the stream
  * saw complete), writing that reply into the history held is as good as a read.
  */
-export type HistoryRefresher = (sessionId: string, settled?: SettledRun) => Promise<unknown>
+export type HistoryRefresher = (sessionId: string, settled?: SettledRun, reason?: RefreshReason) => Promise<unknown>
 
 export type RunFollowerOptions = {
   /** `getRun`, when given, is asked about a run whose stream connected again or could not be read. */
@@ -63,7 +70,7 @@ export function createRunFollower({ client, live, refreshHistory, follow: readSt
     /** The daemon's word on the run once the stream is back: one it has ended is history's to show. */
     const confirm = async () => {
       const status = await askRun(client, sessionId, runId, signal)
-      if (isRunEnded(status)) await refreshHistory(sessionId)
+      if (isRunEnded(status)) await refreshHistory(sessionId, undefined, 'ended')
     }
     try {
       await readStream({
@@ -92,7 +99,7 @@ export function createRunFollower({ client, live, refreshHistory, follow: readSt
       run?.status === 'complete' && run.messageId
         ? { runId, messageId: run.messageId, content: run.content, parts: run.parts, ...(run.usage ? { usage: run.usage } : {}) }
         : undefined
-    await refreshHistory(sessionId, settled)
+    await refreshHistory(sessionId, settled, 'ended')
   }
 
   return {

@@ -84,8 +84,8 @@ export function createChatRuntime(
   let refresher: HistoryRefresher | undefined
   // Reads asked for before the providers connected are made once they do.
   const stale = new Set<string>()
-  const refreshHistory: HistoryRefresher = (sessionId, settled) => {
-    if (refresher) return refresher(sessionId, settled)
+  const refreshHistory: HistoryRefresher = (sessionId, settled, reason) => {
+    if (refresher) return refresher(sessionId, settled, reason)
     stale.add(sessionId)
     return Promise.resolve()
   }
@@ -103,7 +103,7 @@ export function createChatRuntime(
     clock,
     onSent: (sid) => {
       historyChanged(sid)
-      void refreshHistory(sid)
+      void refreshHistory(sid, undefined, 'ended')
     },
   })
   return {

@@ -293,6 +293,32 @@ describe('a session held in pages, laid out', () => {
     expect(screen.getByText('Question number 450')).toBeInTheDocument()
   })
 
+  it('after a Stop, reads the session\'s end from the reply stopped, never the newest page again', async () => {
+    const sid = createSession(daemon)
+    const start = Date.UTC(2026, 0, 1)
+    daemon.fill(sid, Array.from({ length: 150 }, (_, i) => ({ content: `Question number ${i + 1}`, at: start + i * 60_000 })))
+    renderChat(sid)
+    await advanceUntil(() => screen.queryByText('Question number 150') !== null, 'the session')
+    daemon.plan(['long_tool:30'])
+    await user().type(screen.getByRole('textbox', { name: 'Message' }), 'Run the long command{Enter}')
+    await advanceUntil(() => document.querySelector('.step--tool[data-status="running"]') !== null, 'the tool running')
+    // The last seq held before the send: the send's own messages came with its receipt, unnumbered.
+    const sent = daemon.state().messages.findLast((m) => m.role === 'operator')!
+    const readsBefore = daemon.state().requests.length
+    const reply = screen.getAllByRole('article', { name: 'Agent' }).at(-1)!
+    await user().click(within(reply).getByRole('button', { name: 'Stop' }))
+    await advanceUntil(() => screen.getAllByRole('article', { name: 'Agent' }).at(-1)?.getAttribute('data-status') === 'cancelled', 'the reply stopped')
+    await advance(1_000)
+    const reads = daemon
+      .state()
+      .requests.slice(readsBefore)
+      .filter((r) => r.method === 'GET' && /\/messages\?/.test(r.path))
+      .map((r) => new URLSearchParams(r.path.split('?')[1]))
+    expect(reads.length).toBeGreaterThan(0)
+    // Each read starts where the exchange stopped begins: none goes back over the page held.
+    for (const read of reads) expect(Number(read.get('after'))).toBeGreaterThanOrEqual((sent.seq as number) - 1)
+  })
+
   it('keeps one row beyond the window while it follows a reply being written, through the reply\'s pauses, and the rest once it ends', async () => {
     layOut()
     const sid = createSession(daemon)

@@ -476,7 +476,7 @@ describe('the follower', () => {
     expect(h.live.get(RID)?.connection).toBeUndefined()
     expect(h.onReconnect).toHaveBeenCalledTimes(1)
     expect(daemon.client.getRun).toHaveBeenCalledWith(SID, RID, expect.any(AbortSignal))
-    expect(h.refreshHistory).toHaveBeenCalledWith(SID)
+    expect(h.refreshHistory).toHaveBeenCalledWith(SID, undefined, 'ended')
     h.follower.release(SID)
   })
 
@@ -492,7 +492,7 @@ describe('the follower', () => {
     expect(h.following(RID)).toBe(false)
     expect(h.live.get(RID)?.status).toBe('streaming')
     expect(h.live.get(RID)?.error).toBeUndefined()
-    expect(h.refreshHistory).toHaveBeenCalledWith(SID, undefined)
+    expect(h.refreshHistory).toHaveBeenCalledWith(SID, undefined, 'ended')
   })
 })
 
