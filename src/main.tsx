@@ -15,6 +15,7 @@ import { followOnPage, loadPageReader } from './wire/follow-on-page'
 import { browserInput } from './live/pacing'
 import { loadReplyMarkdown } from './markdown/lazy-reply-markdown'
 import type { FollowRun, ReadPage, WorkerFollow } from './wire/worker-follow'
+import { whenIdle } from './workers/idle'
 import './app/styles.css'
 
 async function boot() {
@@ -49,11 +50,10 @@ async function boot() {
   // reply's stream does not wait for it. Built pages only: under the dev server the worker is a
   // graph of modules fetched one by one, which at idle competed with the page's own lazy chunks
   // (a renderer chunk still loading when the network dropped failed to load).
-  const whenIdle = window.requestIdleCallback ?? ((run: () => void) => setTimeout(run, 1000))
-  if (follow && import.meta.env.PROD) whenIdle(() => follow.warm())
+  if (follow && import.meta.env.PROD) whenIdle(() => follow.warm(), { fallback: 1_000 })
   // Without the worker (the in-browser mock daemon, a browser with no workers) runs are read on the
   // page: its reader is fetched at idle too, so the first reply does not wait for it.
-  if (!follow) whenIdle(() => void loadPageReader().catch(() => undefined))
+  if (!follow) whenIdle(() => void loadPageReader().catch(() => undefined), { fallback: 1_000 })
   createRoot(root).render(
     <StrictMode>
       <AppErrorBoundary i18n={i18n}>

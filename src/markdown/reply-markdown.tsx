@@ -24,6 +24,7 @@ import { repairStreamingBlock } from './repair'
 import { safeHref } from './safe-url'
 import { createTextKeyed } from './text-keyed'
 import { takeTree } from './worker-trees'
+import { whenIdle } from '../workers/idle'
 import { blockSource, collectDefinitions, extendSplit, groupBlocks, splitSource, type BlockSplit } from './split-blocks'
 import './markdown.css'
 
@@ -243,17 +244,6 @@ class ReplySplitter {
   }
 }
 
-/** Runs `work` once the page is idle (after the frame that shows the commit), or soon. */
-function whenIdle(work: () => void): () => void {
-  const page = globalThis as { requestIdleCallback?: (cb: () => void, options: { timeout: number }) => number; cancelIdleCallback?: (id: number) => void }
-  if (typeof page.requestIdleCallback === 'function' && typeof page.cancelIdleCallback === 'function') {
-    const id = page.requestIdleCallback(work, { timeout: 500 })
-    return () => page.cancelIdleCallback?.(id)
-  }
-  const timer = setTimeout(work, 0)
-  return () => clearTimeout(timer)
-}
-
 /**
  * The blocks of `source`. The splitter is a cache, not state: a render React discards may
  * advance it, which stays correct because a split depends only on the source it was made from.
@@ -264,10 +254,14 @@ function useBlocks(source: string, streaming: boolean): ReplyBlocks {
   const blocks = useMemo(() => splitter.split(source, streaming), [splitter, source, streaming])
   useEffect(() => {
     if (streaming || !splitter.unsettled) return
-    return whenIdle(() => {
-      const exact = splitter.settle()
-      if (exact) setSettled(exact)
-    })
+    // Once the frame that shows the commit is out, or soon.
+    return whenIdle(
+      () => {
+        const exact = splitter.settle()
+        if (exact) setSettled(exact)
+      },
+      { timeout: 500, fallback: 0 },
+    )
   }, [splitter, source, streaming])
   return !streaming && settled?.split.source === source ? settled : blocks
 }

@@ -9,6 +9,7 @@ import { Component, lazy, Suspense, useState, type ComponentProps, type ReactNod
 import { LazyReplyMarkdown } from '../../../markdown/lazy-reply-markdown'
 import { answerText } from '../../../live/parts'
 import { warmNumberFormats } from '../../../i18n/number-format'
+import { whenIdle } from '../../../workers/idle'
 import type { ReplyPartsProps } from './reply-parts'
 
 type StepsModule = Pick<typeof import('./reply-parts'), 'ReplyParts' | 'ToolApproval'>
@@ -37,11 +38,8 @@ export function loadReplyParts(): Promise<StepsModule> {
 
 let prefetched = false
 
-/** `run` once the page has nothing else to do (or in a second, where there is no idle callback). */
-function whenIdle(run: () => void): void {
-  if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(run, { timeout: 2_000 })
-  else setTimeout(run, 1_000)
-}
+/** Once the page has nothing else to do, within 2 s (in a second where there is no idle callback). */
+const IDLE = { timeout: 2_000, fallback: 1_000 }
 
 const warmedLanguages = new Set<string>()
 
@@ -54,7 +52,7 @@ const warmedLanguages = new Set<string>()
 export function warmStepNumbers(language: string): void {
   if (warmedLanguages.has(language) || typeof window === 'undefined') return
   warmedLanguages.add(language)
-  whenIdle(() => warmNumberFormats(language))
+  whenIdle(() => warmNumberFormats(language), IDLE)
 }
 
 /**
@@ -64,7 +62,7 @@ export function warmStepNumbers(language: string): void {
 export function prefetchReplyParts(): void {
   if (prefetched || loaded || typeof window === 'undefined') return
   prefetched = true
-  whenIdle(() => void loadReplyParts().catch(() => undefined))
+  whenIdle(() => void loadReplyParts().catch(() => undefined), IDLE)
 }
 
 const lazySteps = () => lazy(() => loadReplyParts().then((module) => ({ default: module.ReplyParts })))
