@@ -35,7 +35,7 @@ export type SettledRun = { runId: string; messageId: string; content: string; pa
  * reply still going on); `unsure`, anything else (another tab's news: the newest page is read
  * again, since a regenerate may have flagged earlier messages).
  */
-export type RefreshReason = 'ended' | 'unsure'
+type RefreshReason = 'ended' | 'unsure'
 
 /**
  * Reads the session's history again and resolves once it is in. With `settled` (a run the stream
