@@ -1,6 +1,7 @@
 import { memo, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
 import { useTranslation } from '../../i18n/use-translation'
 import { MAX_PAGE } from '../../thread/pages'
+import { findStatus, heldMatches, knownCount, mergeMatches, placeOf, positionOf, stepTo, type FindPlace, type FindStatus, type Match } from './find-matches'
 
 /** Where find-in-session looks beyond the rows held: the daemon's search, by seq. */
 export type RemoteFind = {
@@ -31,11 +32,9 @@ export const FIND_INPUT_ID = 'find-in-session'
  * held unknown (and the held ones numbered as if there were none between).
  */
 const REMOTE_LIMIT = MAX_PAGE
+const NO_HITS: readonly number[] = []
 /** Typing this still is a query worth asking the daemon. */
 const REMOTE_QUIET_MS = 150
-
-/** A match: a row held (its index), or a daemon hit not held (its seq). */
-type Match = { index: number; seq: number | undefined } | { index: undefined; seq: number }
 
 /**
  * Find in session: the transcript is windowed, so the browser's find-in-page sees only the rows on
@@ -47,22 +46,13 @@ type Match = { index: number; seq: number | undefined } | { index: undefined; se
 export const FindBar = memo(function FindBar<Item>({ items, itemText, itemSeq, onReveal, onRevealSeq, onClear, remote }: FindBarProps<Item>) {
   const { t, i18n } = useTranslation()
   const [query, setQuery] = useState('')
-  // The match gone to, by what it is (its seq, or its row's index without one): rows come and go
-  // above it as pages are read.
-  const [current, setCurrent] = useState<{ seq: number | undefined; index: number } | undefined>()
+  const [current, setCurrent] = useState<FindPlace>()
   const [found, setFound] = useState<{ needle: string; seqs: readonly number[]; more: boolean } | undefined>()
   /** Enter pressed before the daemon answered: go once it does. */
   const pendingGo = useRef<1 | -1 | undefined>(undefined)
   const statusId = useId()
   const needle = query.trim().toLocaleLowerCase(i18n.language)
-  const local = useMemo(() => {
-    if (!needle) return []
-    const out: Array<{ index: number; seq: number | undefined }> = []
-    items.forEach((item, index) => {
-      if (itemText(item).toLocaleLowerCase(i18n.language).includes(needle)) out.push({ index, seq: itemSeq?.(item) })
-    })
-    return out
-  }, [i18n.language, itemSeq, itemText, items, needle])
+  const local = useMemo(() => heldMatches(items, itemText, itemSeq, needle, i18n.language), [i18n.language, itemSeq, itemText, items, needle])
 
   const searching = remote !== undefined && needle !== '' && found?.needle !== needle
   useEffect(() => {
@@ -83,24 +73,14 @@ export const FindBar = memo(function FindBar<Item>({ items, itemText, itemSeq, o
     }
   }, [needle, remote])
 
-  const matches = useMemo((): Match[] => {
-    const seqs = found?.needle === needle && remote ? found.seqs.filter((seq) => !remote.held(seq)) : []
-    if (seqs.length === 0) return local
-    const merged: Match[] = [...local, ...seqs.map((seq) => ({ index: undefined, seq }))]
-    // By seq; rows without one (sends not confirmed) stay last, in their order.
-    return merged.sort((a, b) => (a.seq ?? Number.POSITIVE_INFINITY) - (b.seq ?? Number.POSITIVE_INFINITY) || (a.index ?? 0) - (b.index ?? 0))
-  }, [found, local, needle, remote])
+  const hits = found?.needle === needle && remote ? found.seqs : NO_HITS
+  const matches = useMemo(() => (remote ? mergeMatches(local, hits, remote.held) : local), [hits, local, remote])
   const more = found?.needle === needle && found.more
-  // With more hits than the daemon gave, its last one ends what is known in order: a held match
-  // after it has hits before it that are not known, and no true number.
-  const lastKnownSeq = more ? found.seqs.at(-1) : undefined
-  const known = lastKnownSeq === undefined ? matches.length : matches.filter((m) => m.seq !== undefined && m.seq <= lastKnownSeq).length
-
-  const position = current === undefined ? -1 : matches.findIndex((m) => (current.seq !== undefined ? m.seq === current.seq : m.index === current.index))
+  const position = positionOf(matches, current)
 
   const goTo = (next: number) => {
     const match = matches[next] as Match
-    setCurrent({ seq: match.seq, index: match.index ?? -1 })
+    setCurrent(placeOf(match))
     if (match.index !== undefined) onReveal(match.index, needle)
     else onRevealSeq?.(match.seq, needle)
   }
@@ -109,8 +89,7 @@ export const FindBar = memo(function FindBar<Item>({ items, itemText, itemSeq, o
       if (searching) pendingGo.current = step
       return
     }
-    const next = position < 0 ? (step === 1 ? 0 : matches.length - 1) : (position + step + matches.length) % matches.length
-    goTo(next)
+    goTo(stepTo(position, step, matches.length))
   }
   // The daemon answered after Enter: go as it asked.
   useEffect(() => {
@@ -133,7 +112,7 @@ export const FindBar = memo(function FindBar<Item>({ items, itemText, itemSeq, o
       onClear()
     }
   }
-  const shown = position >= 0 ? position + 1 : 0
+  const status = findStatus({ matches: matches.length, position, known: knownCount(matches, hits, more), more, searching })
   return (
     <div className="find-bar" role="search">
       <label className="visually-hidden" htmlFor={FIND_INPUT_ID}>
@@ -156,20 +135,7 @@ export const FindBar = memo(function FindBar<Item>({ items, itemText, itemSeq, o
       />
       {needle ? (
         <span id={statusId} className="find-bar__status" role="status">
-          {matches.length === 0
-            ? searching
-              ? t('find.searching')
-              : t('find.none')
-            : shown === 0
-              ? // Found, not gone to yet (Enter goes to the first): how many, not "0 of N".
-                more
-                ? t('find.foundMore', { count: matches.length })
-                : t('find.found', { count: matches.length })
-              : more
-                ? shown > known
-                  ? t('find.countPast', { count: known })
-                  : t('find.countMore', { current: shown, total: matches.length })
-                : t('find.count', { current: shown, total: matches.length })}
+          {statusWords(t, status)}
         </span>
       ) : null}
       {needle && matches.length > 0 ? (
@@ -185,3 +151,18 @@ export const FindBar = memo(function FindBar<Item>({ items, itemText, itemSeq, o
     </div>
   )
 }) as <Item>(props: FindBarProps<Item>) => ReactNode
+
+function statusWords(t: ReturnType<typeof useTranslation>['t'], status: FindStatus): string {
+  switch (status.key) {
+    case 'find.searching':
+    case 'find.none':
+      return t(status.key)
+    case 'find.found':
+    case 'find.foundMore':
+    case 'find.countPast':
+      return t(status.key, { count: status.count })
+    case 'find.count':
+    case 'find.countMore':
+      return t(status.key, { current: status.current, total: status.total })
+  }
+}
