@@ -3,7 +3,7 @@ import { useTranslation } from '../i18n/use-translation'
 import { ChatView } from '../chat/chat-view'
 import { SessionsPanel } from '../chat/sessions/sessions-panel'
 import { StartView } from '../chat/sessions/start-view'
-import { useCreateSession, useSessions } from '../chat/api/use-sessions'
+import { useNewSession, useSessions } from '../chat/api/use-sessions'
 import { FIND_INPUT_ID } from '../chat/transcript/find-bar'
 import { LazyShortcutsDialog } from '../chat/dialogs/lazy-dialogs'
 import { useShortcuts } from '../chat/use-shortcuts'
@@ -61,17 +61,27 @@ export function App() {
     navigate(id)
     if (panelOpen) closePanel()
   }
-  const started = (id: string) => {
+  // "New session" on a session as new as one just made opens that one: the focus goes to its
+  // field once the panel is closed (the field is inert behind it until then).
+  const [focusAsked, setFocusAsked] = useState(0)
+  useEffect(() => {
+    if (focusAsked > 0) document.getElementById(COMPOSER_INPUT_ID)?.focus()
+  }, [focusAsked])
+  const opened = (id: string) => {
     setFreshSession(id)
+    if (id === sessionId) setFocusAsked((n) => n + 1)
+  }
+  const started = (id: string) => {
+    opened(id)
     select(id)
   }
   const [showShortcuts, setShowShortcuts] = useState(false)
   const sessions = useSessions()
-  const create = useCreateSession()
+  const newSession = useNewSession(sessionId, started)
   useShortcuts((id) => {
     switch (id) {
       case 'newSession':
-        if (!create.isPending) create.mutate(undefined, { onSuccess: (session) => started(session.id) })
+        newSession.start()
         return true
       case 'focusComposer':
         document.getElementById(COMPOSER_INPUT_ID)?.focus()
@@ -124,7 +134,7 @@ export function App() {
       {showShortcuts ? <LazyShortcutsDialog onClose={() => setShowShortcuts(false)} /> : null}
       <div className="app__body">
         <aside ref={sideRef} id={sideId} className={`app__side${panelOpen ? ' app__side--open' : ''}`} onKeyDown={onSideKeyDown}>
-          <SessionsPanel currentId={sessionId} onSelect={select} onCreated={setFreshSession} marks={marks} />
+          <SessionsPanel currentId={sessionId} onSelect={select} onCreated={opened} marks={marks} />
           {SimulatorPanel ? (
             <Suspense fallback={null}>
               <SimulatorPanel />

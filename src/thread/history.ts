@@ -10,11 +10,12 @@
 import type { QueryClient, QueryFunctionContext } from '@tanstack/query-core'
 import type { SettledRun } from '../live/run-follower'
 import type { DaemonClient } from '../wire/http'
-import type { Message } from '../wire/types'
+import type { Message, Session } from '../wire/types'
 import {
   coverOf,
   evict,
   farRegenerate,
+  hasEarlier,
   historyFrom,
   MAX_PAGE,
   mergeRead,
@@ -92,6 +93,17 @@ export function messagesQuery({ client }: ChatRuntime, sessionId: string) {
 /** The pager of a session, made with the daemon client its thread reads with. */
 export function historyPager(queryClient: QueryClient, client: PageClient, sessionId: string): void {
   pagerOf(queryClient, sessionId, client)
+}
+
+/**
+ * Whether the session is as new as one just made: untitled, its history read and empty, nothing
+ * of it waiting to be sent, no draft. "New session" opens it again rather than make another.
+ */
+export function isBlankSession(queryClient: QueryClient, { outbox, drafts }: Pick<ChatRuntime, 'outbox' | 'drafts'>, sessionId: string): boolean {
+  const session = queryClient.getQueryData<Session[]>(chatKeys.sessions)?.find((s) => s.id === sessionId)
+  const held = heldHistory(queryClient, sessionId)
+  if (session?.title !== '' || !held || held.messages.length > 0 || hasEarlier(held)) return false
+  return !outbox.entries().some((entry) => entry.sessionId === sessionId) && drafts.read(sessionId).trim() === ''
 }
 
 const heldHistory = (queryClient: QueryClient, sessionId: string) => queryClient.getQueryData<PagedHistory>(chatKeys.messages(sessionId))

@@ -69,6 +69,32 @@ describe.each(['en', 'zh'] as const)('shortcuts (%s)', (lng) => {
       expect(sessionLink(t, t('sessions.untitled'))).toHaveAttribute('aria-current', 'page')
     })
 
+    it('from a session as new as one just made (untitled, nothing in it, nothing typed): that one again, ready to type; with a draft, a new one', async () => {
+      const sid = createSession(daemon, '')
+      await renderAppAt(sessionPath(sid), lng)
+      await advanceUntil(() => screen.queryAllByRole('link', { name: new RegExp(`^${t('sessions.untitled')}`) }).length === 1, 'the list')
+      await advance(50)
+      blur()
+      expect(pressKey(ctrlShift('O'))).toBe(false)
+      await advance(50)
+      expect(requestLines(daemon, CREATES)).toEqual([])
+      expect(window.location.pathname).toBe(sessionPath(sid))
+      expectFocusOn(box(), 'the message box of the session in view')
+      // The button says the same.
+      blur()
+      await user().click(screen.getByRole('button', { name: t('sessions.new') }))
+      await advance(50)
+      expect(requestLines(daemon, CREATES)).toEqual([])
+      expectFocusOn(box(), 'the message box of the session in view')
+      // Something typed is worth keeping where it is: a session of its own is made.
+      await user().type(box(), 'half a thought')
+      await advance(50)
+      await user().click(screen.getByRole('button', { name: t('sessions.new') }))
+      await advanceUntil(() => window.location.pathname !== sessionPath(sid), 'the new session opened')
+      expect(requestLines(daemon, CREATES)).toHaveLength(1)
+      expect(daemon.state().sessions).toHaveLength(2)
+    })
+
     it('from the first screen; lower-case o (Caps Lock off) too', async () => {
       await renderAppAt('/', lng)
       blur()

@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef } from 'react'
 import { useChatRuntime } from '../runtime'
-import { chatKeys, sessionsQuery } from '../../thread/history'
+import { chatKeys, isBlankSession, sessionsQuery } from '../../thread/history'
 
 /** How often the list is read again, so status and titles from other tabs show up. */
 const SESSIONS_REFRESH_MS = 15_000
@@ -44,6 +44,22 @@ export function useCreateSession() {
     mutationFn: () => client.createSession(),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: chatKeys.sessions }),
   })
+}
+
+/**
+ * "New session": a session made and handed to `opened`; or, when the session in view is as new as
+ * one just made (nothing in it, nothing typed), that one, so each click does not leave another
+ * empty "Untitled session" behind. Once at a time.
+ */
+export function useNewSession(currentId: string | undefined, opened: (sessionId: string) => void) {
+  const runtime = useChatRuntime()
+  const queryClient = useQueryClient()
+  const create = useCreateSession()
+  const start = () => {
+    if (currentId !== undefined && isBlankSession(queryClient, runtime, currentId)) return opened(currentId)
+    if (!create.isPending) create.mutate(undefined, { onSuccess: (session) => opened(session.id) })
+  }
+  return { start, create }
 }
 
 /** Renames a session; the list is read again either way (another tab may have renamed it too). */

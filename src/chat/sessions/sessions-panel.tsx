@@ -4,7 +4,7 @@ import { useTranslation } from '../../i18n/use-translation'
 import { describeFailure, failureFromError } from '../../i18n/describe-failure'
 import type { Session } from '../../wire/types'
 import { chatKeys } from '../../thread/history'
-import { useCreateSession, useDeleteSession, useRenameSession, useSessions } from '../api/use-sessions'
+import { useDeleteSession, useNewSession, useRenameSession, useSessions } from '../api/use-sessions'
 import { LazyConfirmDialog } from '../dialogs/lazy-dialogs'
 import { sessionLabel } from '../../thread/session-label'
 import { RefusedNotice } from '../reply/refused-notice'
@@ -16,7 +16,7 @@ import { COMPOSER_INPUT_ID } from '../dom-ids'
 export type SessionsPanelProps = {
   currentId: string | undefined
   onSelect: (id: string | undefined) => void
-  /** A session was just created here: its view should take the focus for typing. */
+  /** A session was just created here (or the blank one in view opened again): its view should take the focus for typing. */
   onCreated?: (id: string) => void
   /** Sessions with events the operator has not seen, and what they ask (see SessionList). */
   marks?: ReadonlyMap<string, 'needsYou' | 'news'>
@@ -28,7 +28,10 @@ export function SessionsPanel({ currentId, onSelect, onCreated, marks }: Session
   const runtime = useChatRuntime()
   const queryClient = useQueryClient()
   const sessions = useSessions()
-  const create = useCreateSession()
+  const { start, create } = useNewSession(currentId, (id) => {
+    onSelect(id)
+    onCreated?.(id)
+  })
   const rename = useRenameSession()
   const remove = useDeleteSession()
   const [renaming, setRenaming] = useState<{ sessionId: string; error?: unknown }>()
@@ -76,14 +79,7 @@ export function SessionsPanel({ currentId, onSelect, onCreated, marks }: Session
         currentId={currentId}
         marks={marks}
         onSelect={onSelect}
-        onCreate={() =>
-          create.mutate(undefined, {
-            onSuccess: (session) => {
-              onSelect(session.id)
-              onCreated?.(session.id)
-            },
-          })
-        }
+        onCreate={start}
         creating={create.isPending}
         error={failure ? `${create.error ? t('sessions.createFailed') : t('sessions.loadFailed')} ${describeFailure(t, failureFromError(failure)).text}` : undefined}
         onRetry={() => {
