@@ -37,7 +37,7 @@ export function useSessionMoved(sessionId: string, moved: (updatedAt: number) =>
  * Creates a session with no title: the daemon titles it by its first message, and until then the
  * list labels it in the operator's current language.
  */
-export function useCreateSession() {
+function useCreateSession() {
   const { client } = useChatRuntime()
   const queryClient = useQueryClient()
   return useMutation({
