@@ -86,7 +86,7 @@ describe('createRunFollower', () => {
     const reply = storedReply(runId)
     expect(reply.status).toBe('complete')
     // The stream saw the run complete: the refresher is told what history now says of its reply.
-    expect(h.refreshHistory).toHaveBeenCalledWith(sessionId, expect.objectContaining({ runId, messageId: reply.id, content: reply.content }))
+    expect(h.refreshHistory).toHaveBeenCalledWith(sessionId, expect.objectContaining({ runId, messageId: reply.id, content: reply.content }), 'ended')
     // …and the steps it saw, as history keeps them (times aside: the stream's are the browser's clock).
     const settled = h.refreshHistory.mock.calls[0]![1]!
     const shape = (parts: readonly Part[] | undefined) => (parts ?? []).map((p) => (p.type === 'tool' ? `${p.type}:${p.name}:${p.status}:${p.input}:${p.output}` : `${p.type}:${p.text}`))
@@ -106,7 +106,7 @@ describe('createRunFollower', () => {
     const h = followerHarness()
     h.follower.watch(sessionId, history)
     await vi.waitFor(() => expect(h.refreshHistory).toHaveBeenCalledTimes(1))
-    expect(h.refreshHistory).toHaveBeenCalledWith(sessionId, undefined)
+    expect(h.refreshHistory).toHaveBeenCalledWith(sessionId, undefined, 'ended')
     expect(h.live.get(runId)).toMatchObject({ status: 'failed' })
   })
 
