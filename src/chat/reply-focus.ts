@@ -14,6 +14,14 @@ import { focusIfAble } from './dialogs/dialog-focus'
 import { useChatRuntime } from './runtime'
 import { type ChatRuntime } from '../thread/runtime'
 
+/**
+ * A reply's article takes focus only to keep it from falling to <body> until a control can take
+ * it: the view stays where it is. Focused the plain way, the browser brought the article's top
+ * into view: a Stop pressed while the view followed a reply taller than the log scrolled it up
+ * by the height of a line, off the end, and the reply's growth then kept it there.
+ */
+const STEPPING_STONE: FocusOptions = { preventScroll: true }
+
 /** What on a reply should take focus. */
 export type FocusTarget = 'article' | 'regenerate' | 'retry'
 
@@ -103,8 +111,8 @@ function createReplyFocus() {
         else if (intent.successor) {
           // The new reply has no such control (a retry that succeeded has no retry box): its article.
           intents.delete(anchorId)
-          focusIfAble(article)
-        } else if (lost) focusIfAble(article)
+          focusIfAble(article, STEPPING_STONE)
+        } else if (lost) focusIfAble(article, STEPPING_STONE)
         return
       }
       // Nothing asked: a control that held focus here went away or was disabled (Stop once the
@@ -118,7 +126,7 @@ function createReplyFocus() {
       }
       // Where the view is stays the operator's: the reply may be far from it (a control replaced
       // under the focus, a code block highlighted, while they went to the session's start).
-      focusIfAble((held.inRetry ? elements.retryLine : null) ?? article, { preventScroll: true })
+      focusIfAble((held.inRetry ? elements.retryLine : null) ?? article, STEPPING_STONE)
     },
   }
 }

@@ -70,10 +70,14 @@ describe('focus after an action', () => {
     await send('Write a long report')
     await until(() => lastStatus() === 'streaming', 'the stream')
     const reply = lastReply()!
+    const focusCalls = vi.spyOn(reply, 'focus')
     await press('Stop', reply)
     await until(() => focused() === 'button:Regenerate', 'Regenerate to take focus')
     expect(lastStatus()).toBe('cancelled')
     expect(reply.contains(document.activeElement)).toBe(true)
+    // The article was a stepping stone, taken without scrolling: the view following the reply stays at the end.
+    expect(focusCalls).toHaveBeenCalled()
+    for (const [options] of focusCalls.mock.calls) expect(options).toEqual({ preventScroll: true })
   })
 
   it('Retry now: the retry line, which keeps it across the new attempt; Cancel retry: Regenerate', async () => {
