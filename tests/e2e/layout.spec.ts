@@ -61,7 +61,20 @@ for (const size of NARROW) {
         const first = new URL(page.url()).pathname
         await expect(messageBox(page, lang)).toBeEditable()
 
-        // A second session, then back to the first by picking it from the list with the keyboard.
+        // New session again from this one, as new as one just made: no other empty session, this
+        // one again, the panel closed and the focus in its message box.
+        await toggle.press('Enter')
+        await expect(nav.locator('[aria-current="page"]')).toBeFocused()
+        await page.getByRole('button', { name: WORDS[lang].newSession }).focus()
+        await page.keyboard.press('Enter')
+        await expect(nav).toBeHidden()
+        await expect(messageBox(page, lang)).toBeFocused()
+        expect(new URL(page.url()).pathname).toBe(first)
+        expect((await daemonState(page)).sessions).toHaveLength(1)
+
+        // Something typed in it: a second session is made, then back to the first by picking it
+        // from the list with the keyboard.
+        await page.keyboard.type(lang === 'zh' ? '草稿' : 'a draft')
         await newSessionAnyWidth(page, lang)
         await toggle.press('Enter')
         const current = nav.locator('[aria-current="page"]')
