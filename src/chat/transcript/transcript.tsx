@@ -63,6 +63,8 @@ const GAP_REACH = 1
 const VIEW_EVERY_MS = 200
 /** How close to the end still counts as reading the latest. */
 const PIN_SLACK_PX = 48
+/** How long "Jump to latest" must be wanted before it shows (a view following the end is short of it for a few frames). */
+const JUMP_DELAY_MS = 250
 /** How long a disclosure the operator toggled is held under the pointer while what it opened settles (lazy Markdown, highlighting). */
 const HOLD_MS = 800
 
@@ -276,29 +278,21 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
   // that was reading the end stays at the end. Only the operator's own scrolling moves the pin
   // (a resize changes no scroll position, so it fires no scroll event).
   const pinned = useRef(true)
-  // The pin as the last render knew it: a view pinned on its way to the end (a send's rows just
-  // added, a reply grown before the view follows) shows no "Jump to latest". Without it the button
-  // flashed for a few frames at each send in a session taller than the view.
-  const [pinShown, setPinShown] = useState(true)
-  const pin = useCallback((value: boolean) => {
-    pinned.current = value
-    setPinShown(value)
-  }, [])
   // A send from this view: the view goes to the end and is pinned there.
   const lastSends = useRef(sends)
   useLayoutEffect(() => {
     if (sends === lastSends.current) return
     lastSends.current = sends
-    pin(true)
+    pinned.current = true
     virtualizer.scrollToEnd()
-  }, [pin, sends, virtualizer])
+  }, [sends, virtualizer])
   /** What a settled scroll does besides: the pin, the gaps in reach, what the view shows. */
   const settled = useRef<() => void>(() => {})
   useLayoutEffect(() => {
     const element = scrollRef.current
     if (!element || typeof ResizeObserver === 'undefined') return
     const readPin = () => {
-      pin(element.scrollHeight - element.scrollTop - element.clientHeight <= PIN_SLACK_PX)
+      pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight <= PIN_SLACK_PX
       settled.current()
     }
     // Read once a scroll has ended, not on every scroll event: reading the scroll height there
@@ -322,7 +316,7 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
       clearTimeout(quiet)
       observer.disconnect()
     }
-  }, [pin, virtualizer])
+  }, [virtualizer])
 
   // The gaps in the window (their page is worth reading) and what the view shows. Without a
   // layout (a test DOM) every row is in the window, and nothing is near or far.
@@ -400,7 +394,16 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
   // More than a screen above the end (read when a scroll settles: the transcript renders then).
   const view = virtualizer.scrollRect?.height ?? 0
   const farFromEnd = hasLayout && view > 0 && virtualizer.getTotalSize() - (virtualizer.scrollOffset ?? 0) - view > view
-  const showJump = !atEnd && !pinShown && (lastKey !== seenLast || active || farFromEnd)
+  const wantJump = !atEnd && (lastKey !== seenLast || active || farFromEnd)
+  // Shown once it has been wanted for a moment, gone at once: a view following the end is short
+  // of it for a few frames whenever a row is added (a send's, a reply's), and the button flashed.
+  const [jumpDue, setJumpDue] = useState(false)
+  useEffect(() => {
+    if (!wantJump) return setJumpDue(false)
+    const timer = setTimeout(() => setJumpDue(true), JUMP_DELAY_MS)
+    return () => clearTimeout(timer)
+  }, [wantJump])
+  const showJump = wantJump && jumpDue
 
   const jumpRef = useRef<HTMLButtonElement>(null)
   /**
@@ -423,10 +426,10 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
   const goToEnd = useCallback(() => {
     const element = scrollRef.current
     takeFocus()
-    pin(true)
+    pinned.current = true
     const far = element ? element.scrollHeight - element.scrollTop - element.clientHeight > 2 * element.clientHeight : true
     virtualizer.scrollToEnd(far ? undefined : { behavior: 'smooth' })
-  }, [pin, takeFocus, virtualizer])
+  }, [takeFocus, virtualizer])
   /**
    * To the session's first message: the top, where its page is read if it is not held. As the
    * first row (a gap or the first message): the virtualizer holds a row's place until it stays
@@ -434,9 +437,9 @@ export function Transcript<Item>({ items: latest, itemKey, renderItem, itemText,
    */
   const goToStart = useCallback(() => {
     takeFocus()
-    pin(false)
+    pinned.current = false
     virtualizer.scrollToIndex(0, { align: 'start' })
-  }, [pin, takeFocus, virtualizer])
+  }, [takeFocus, virtualizer])
 
   // Home and End (Ctrl too) go to the session's first message and its latest, at once, where the
   // browser's own would scroll smoothly and stop short (see goToEnd): when a key lands in the log
