@@ -107,7 +107,8 @@ function createReplyFocus() {
           return
         }
         const target = pick(intent.target, elements)
-        if (target && focusIfAble(target)) intents.delete(anchorId)
+        // A control is focused the plain way (into view if it is not); the article as a stepping stone.
+        if (target && focusIfAble(target, target === article ? STEPPING_STONE : undefined)) intents.delete(anchorId)
         else if (intent.successor) {
           // The new reply has no such control (a retry that succeeded has no retry box): its article.
           intents.delete(anchorId)

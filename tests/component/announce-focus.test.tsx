@@ -114,10 +114,16 @@ describe('focus after an action', () => {
     await send('hi')
     await until(() => lastStatus() === 'complete', 'the reply')
     const before = lastReply()!
+    const focusCalls = vi.spyOn(HTMLElement.prototype, 'focus')
     await press('Regenerate', before)
     await until(() => lastReply() !== before && lastReply()?.isConnected === true && document.activeElement === lastReply(), 'the new reply to take focus')
     expect(before.isConnected).toBe(false)
     expect(focused()).toBe('article:Agent')
+    // Every reply's article took it without scrolling: the view stays where it was.
+    const onArticles = focusCalls.mock.contexts.flatMap((element, i) => (element instanceof HTMLElement && element.tagName === 'ARTICLE' ? [focusCalls.mock.calls[i]![0]] : []))
+    expect(onArticles.length).toBeGreaterThan(0)
+    for (const options of onArticles) expect(options).toEqual({ preventScroll: true })
+    focusCalls.mockRestore()
   })
 
   it('Regenerate from the message box by shortcut: focus stays in the box', async () => {
