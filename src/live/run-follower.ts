@@ -70,7 +70,9 @@ export function createRunFollower({ client, live, refreshHistory, follow: readSt
     /** The daemon's word on the run once the stream is back: one it has ended is history's to show. */
     const confirm = async () => {
       const status = await askRun(client, sessionId, runId, signal)
-      if (isRunEnded(status)) await refreshHistory(sessionId, undefined, 'ended')
+      // Back after a break, anything may have happened meanwhile (another client's regenerate too):
+      // the newest page is read again, not only the run's end.
+      if (isRunEnded(status)) await refreshHistory(sessionId, undefined, 'unsure')
     }
     try {
       await readStream({

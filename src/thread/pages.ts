@@ -271,9 +271,10 @@ export function holds(history: PagedHistory, seq: number): boolean {
 
 /**
  * Why history is read again, which says from where:
- * - `ended`: a run ended or was stopped, a send landed: its messages are at the end, from the
- *   first reply still going on (nothing before it changed).
- * - `unsure`: another tab's news, the retry scheduler, a reconnect or a return to the page: a
+ * - `ended`: a run's stream ended, a stop was sent, a send landed: its messages are at the end,
+ *   from the first reply still going on (nothing before it changed).
+ * - `unsure`: another tab's news, the retry scheduler, a reconnect (of the page, or of a run's
+ *   stream after a break) or a return to the page: a
  *   regenerate may have flagged earlier messages superseded (without a new seq), so the newest
  *   page held is read again with what follows it.
  * - `regenerated`: from the anchor on, every message may now be superseded.

@@ -476,7 +476,7 @@ describe('the follower', () => {
     expect(h.live.get(RID)?.connection).toBeUndefined()
     expect(h.onReconnect).toHaveBeenCalledTimes(1)
     expect(daemon.client.getRun).toHaveBeenCalledWith(SID, RID, expect.any(AbortSignal))
-    expect(h.refreshHistory).toHaveBeenCalledWith(SID, undefined, 'ended')
+    expect(h.refreshHistory).toHaveBeenCalledWith(SID, undefined, 'unsure')
     h.follower.release(SID)
   })
 
