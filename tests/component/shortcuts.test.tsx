@@ -95,6 +95,20 @@ describe.each(['en', 'zh'] as const)('shortcuts (%s)', (lng) => {
       expect(daemon.state().sessions).toHaveLength(2)
     })
 
+    it('from an untitled session whose first message is on its way: a new session, the message kept where it was sent', async () => {
+      const sid = createSession(daemon, '')
+      await renderAppAt(sessionPath(sid), lng)
+      await advanceUntil(() => screen.queryAllByRole('link', { name: new RegExp(`^${t('sessions.untitled')}`) }).length === 1, 'the list')
+      // The daemon holds the send: nothing is in the session's history yet, the send is in the outbox.
+      server.use(http.post(`*/api/v1/sessions/${sid}/messages`, () => new Promise<never>(() => {}), { once: true }))
+      await user().type(box(), 'the first message{Enter}')
+      await advance(50)
+      blur()
+      expect(pressKey(ctrlShift('O'))).toBe(false)
+      await advanceUntil(() => window.location.pathname !== sessionPath(sid), 'the new session opened')
+      expect(requestLines(daemon, CREATES)).toHaveLength(1)
+    })
+
     it('from the first screen; lower-case o (Caps Lock off) too', async () => {
       await renderAppAt('/', lng)
       blur()

@@ -75,7 +75,7 @@ export const FindBar = memo(function FindBar<Item>({ items, itemText, itemSeq, o
 
   const hits = found?.needle === needle && remote ? found.seqs : NO_HITS
   const matches = useMemo(() => (remote ? mergeMatches(local, hits, remote.held) : local), [hits, local, remote])
-  const more = found?.needle === needle && found.more
+  const more = found?.needle === needle && remote !== undefined && found.more
   const position = positionOf(matches, current)
 
   const goTo = (next: number) => {
