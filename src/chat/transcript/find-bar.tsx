@@ -73,9 +73,11 @@ export const FindBar = memo(function FindBar<Item>({ items, itemText, itemSeq, o
     }
   }, [needle, remote])
 
-  const hits = found?.needle === needle && remote ? found.seqs : NO_HITS
+  // The daemon's answer for this needle, when find asks the daemon at all.
+  const answer = remote && found?.needle === needle ? found : undefined
+  const hits = answer?.seqs ?? NO_HITS
   const matches = useMemo(() => (remote ? mergeMatches(local, hits, remote.held) : local), [hits, local, remote])
-  const more = found?.needle === needle && remote !== undefined && found.more
+  const more = answer?.more ?? false
   const position = positionOf(matches, current)
 
   const goTo = (next: number) => {
