@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { findStatus, heldMatches, knownCount, mergeMatches, placeOf, positionOf, stepTo } from '../../src/chat/transcript/find-matches'
+import { findStatus, heldMatches, knownCount, mergeMatches, placeOf, positionOf, stepTo } from '../../src/thread/find-matches'
 
 type Row = { text: string; seq?: number }
 const rows: Row[] = [{ text: 'Apple pie', seq: 10 }, { text: 'Banana', seq: 11 }, { text: 'APPLE tart', seq: 12 }, { text: 'apple, not sent yet' }]

@@ -1,7 +1,7 @@
 import { memo, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react'
 import { useTranslation } from '../../i18n/use-translation'
 import { MAX_PAGE } from '../../thread/pages'
-import { findStatus, heldMatches, knownCount, mergeMatches, placeOf, positionOf, stepTo, type FindPlace, type FindStatus, type Match } from './find-matches'
+import { findStatus, heldMatches, knownCount, mergeMatches, placeOf, positionOf, stepTo, type FindPlace, type FindStatus, type Match } from '../../thread/find-matches'
 
 /** Where find-in-session looks beyond the rows held: the daemon's search, by seq. */
 export type RemoteFind = {

@@ -3,7 +3,7 @@
  * hits for what is not held, where Enter and Shift+Enter go, and what the status may say. The
  * daemon answers oldest first, at most a page of hits, with no way to ask for hits after a seq:
  * past its last hit, when it had more, a match has hits before it that are not known, and no
- * true number. find-bar.tsx draws them.
+ * true number. chat/transcript/find-bar.tsx draws them.
  */
 
 /** A match: a row held (its index, its seq when it has one), or a daemon hit not held (its seq). */
